@@ -1,0 +1,12 @@
+package memory
+
+import "errors"
+
+// Errors callers tell apart; api maps them to status codes. Each is wrapped
+// with a message a person can act on.
+var (
+	ErrBadRequest    = errors.New("bad request")
+	ErrNotFound      = errors.New("not found")
+	ErrUnknownFolder = errors.New("unknown folder")
+	ErrUnavailable   = errors.New("unavailable")
+)

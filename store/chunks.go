@@ -1,0 +1,116 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+)
+
+// Chunk is a span of a note that recall returns. Lines are 1-based and
+// inclusive.
+type Chunk struct {
+	ID        uint64   `json:"id"`
+	Path      string   `json:"path"`
+	Folder    string   `json:"folder"`
+	Ordinal   int      `json:"ordinal"` // position within the note
+	StartLine int      `json:"start_line"`
+	EndLine   int      `json:"end_line"`
+	Heading   []string `json:"heading,omitempty"`
+	Title     string   `json:"title,omitempty"`
+	Text      string   `json:"text"`
+	Summary   string   `json:"summary,omitempty"`
+}
+
+// TermFreq is one term of a chunk and how often it occurs there (weighted:
+// a term in a title may count more than once).
+type TermFreq struct {
+	Term string
+	Freq uint32
+}
+
+// NewChunk is a chunk to store, with its terms for the lexical index.
+type NewChunk struct {
+	Chunk
+	Terms []TermFreq
+}
+
+func termsLength(terms []TermFreq) uint32 {
+	var n uint32
+	for _, tf := range terms {
+		n += tf.Freq
+	}
+	return n
+}
+
+func (t *Tx) putChunk(c *Chunk) error {
+	v, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return t.bucket(bucketChunks).Put(u64key(c.ID), v)
+}
+
+// Chunk returns the chunk with id, or ErrNotFound.
+func (t *Tx) Chunk(id uint64) (*Chunk, error) {
+	v := t.bucket(bucketChunks).Get(u64key(id))
+	if v == nil {
+		return nil, fmt.Errorf("chunk %d: %w", id, ErrNotFound)
+	}
+	var c Chunk
+	if err := json.Unmarshal(v, &c); err != nil {
+		return nil, fmt.Errorf("chunk %d: %w", id, err)
+	}
+	return &c, nil
+}
+
+// ForEachChunk calls fn for every chunk in id order.
+func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
+	return t.bucket(bucketChunks).ForEach(func(k, v []byte) error {
+		var c Chunk
+		if err := json.Unmarshal(v, &c); err != nil {
+			return fmt.Errorf("chunk %x: %w", k, err)
+		}
+		return fn(&c)
+	})
+}
+
+// addChunkTerms records the chunk's terms (to delete its postings later) and
+// queues its postings.
+func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
+	length := termsLength(terms)
+	var buf []byte
+	for _, tf := range terms {
+		buf = binary.AppendUvarint(buf, uint64(len(tf.Term)))
+		buf = append(buf, tf.Term...)
+		buf = binary.AppendUvarint(buf, uint64(tf.Freq))
+		t.edits().add(tf.Term, Posting{Chunk: id, Freq: tf.Freq, Length: length})
+	}
+	return t.bucket(bucketChunkTerms).Put(u64key(id), buf)
+}
+
+// deleteChunk removes a chunk, its term record and its postings, and returns
+// its length in terms.
+func (t *Tx) deleteChunk(id uint64) (uint32, error) {
+	key := u64key(id)
+	v := t.bucket(bucketChunkTerms).Get(key)
+	var length uint32
+	for len(v) > 0 {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || uint64(len(v)-k) < n {
+			return 0, fmt.Errorf("chunk %d: term record is damaged", id)
+		}
+		term := string(v[k : k+int(n)])
+		v = v[k+int(n):]
+		f, k2 := binary.Uvarint(v)
+		if k2 <= 0 {
+			return 0, fmt.Errorf("chunk %d: term record is damaged", id)
+		}
+		v = v[k2:]
+		length += uint32(f)
+		t.edits().remove(term, id)
+	}
+	if err := t.bucket(bucketChunkTerms).Delete(key); err != nil {
+		return 0, err
+	}
+	return length, t.bucket(bucketChunks).Delete(key)
+}

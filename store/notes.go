@@ -1,0 +1,211 @@
+package store
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Note is one indexed file. Path is absolute; Hash is the hex SHA-256 of the
+// file's content.
+type Note struct {
+	Path      string    `json:"path"`
+	Folder    string    `json:"folder"`
+	Size      int64     `json:"size"`
+	ModTime   time.Time `json:"mtime"`
+	Hash      string    `json:"hash"`
+	Title     string    `json:"title"`
+	Tags      []string  `json:"tags,omitempty"`
+	Links     []string  `json:"links,omitempty"`
+	Blocks    []string  `json:"blocks,omitempty"` // stable block ids, in order
+	Summary   string    `json:"summary,omitempty"`
+	Chunker   string    `json:"chunker"` // "heuristic", "model" or "fallback"
+	IndexedAt time.Time `json:"indexed_at"`
+	Chunks    []uint64  `json:"chunks"` // set by PutNote
+}
+
+// PutNote replaces everything stored of n.Path (note, chunks, postings) with
+// n and chunks, in this transaction. Chunk ids are assigned here and written
+// back into n.Chunks and each chunk.
+func (t *Tx) PutNote(n *Note, chunks []NewChunk) error {
+	if err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
+		return err
+	}
+	cb := t.bucket(bucketChunks)
+	n.Chunks = n.Chunks[:0]
+	var length int64
+	for i := range chunks {
+		c := &chunks[i]
+		id, err := cb.NextSequence()
+		if err != nil {
+			return err
+		}
+		c.ID, c.Path, c.Folder, c.Ordinal = id, n.Path, n.Folder, i
+		if err := t.putChunk(&c.Chunk); err != nil {
+			return err
+		}
+		if err := t.addChunkTerms(id, c.Terms); err != nil {
+			return err
+		}
+		length += int64(termsLength(c.Terms))
+		n.Chunks = append(n.Chunks, id)
+	}
+	if err := t.putNoteRecord(n); err != nil {
+		return err
+	}
+	if err := t.addCounter(counterNotes, 1); err != nil {
+		return err
+	}
+	if err := t.addCounter(counterChunks, int64(len(chunks))); err != nil {
+		return err
+	}
+	return t.addCounter(counterLength, length)
+}
+
+func (t *Tx) putNoteRecord(n *Note) error {
+	v, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	if err := t.bucket(bucketNotes).Put([]byte(n.Path), v); err != nil {
+		return err
+	}
+	return t.bucket(bucketHashes).Put(hashKey(n.Hash, n.Path), nil)
+}
+
+// Note returns the note stored at path, or ErrNotFound.
+func (t *Tx) Note(path string) (*Note, error) {
+	v := t.bucket(bucketNotes).Get([]byte(path))
+	if v == nil {
+		return nil, fmt.Errorf("note %s: %w", path, ErrNotFound)
+	}
+	var n Note
+	if err := json.Unmarshal(v, &n); err != nil {
+		return nil, fmt.Errorf("note %s: %w", path, err)
+	}
+	return &n, nil
+}
+
+// NotesWithHash lists the paths of stored notes whose content hash is hash.
+func (t *Tx) NotesWithHash(hash string) []string {
+	prefix, err := hex.DecodeString(hash)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	c := t.bucket(bucketHashes).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		out = append(out, string(k[len(prefix):]))
+	}
+	return out
+}
+
+// ForEachNote calls fn for every note whose path starts with prefix, in path
+// order; "" visits all. fn must not keep n past the call.
+func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
+	c := t.bucket(bucketNotes).Cursor()
+	p := []byte(prefix)
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		var n Note
+		if err := json.Unmarshal(v, &n); err != nil {
+			return fmt.Errorf("note %s: %w", k, err)
+		}
+		if err := fn(&n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteNote removes the note at path with its chunks and postings, or
+// returns ErrNotFound.
+func (t *Tx) DeleteNote(path string) error {
+	n, err := t.Note(path)
+	if err != nil {
+		return err
+	}
+	var length int64
+	for _, id := range n.Chunks {
+		l, err := t.deleteChunk(id)
+		if err != nil {
+			return err
+		}
+		length += int64(l)
+	}
+	if err := t.bucket(bucketNotes).Delete([]byte(path)); err != nil {
+		return err
+	}
+	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, n.Path)); err != nil {
+		return err
+	}
+	if err := t.addCounter(counterNotes, -1); err != nil {
+		return err
+	}
+	if err := t.addCounter(counterChunks, -int64(len(n.Chunks))); err != nil {
+		return err
+	}
+	return t.addCounter(counterLength, -length)
+}
+
+// MoveNote moves the note at from to the note n describes (a rename with the
+// same content): chunks and postings are kept, only paths change.
+func (t *Tx) MoveNote(from string, n *Note) error {
+	old, err := t.Note(from)
+	if err != nil {
+		return err
+	}
+	if err := t.bucket(bucketNotes).Delete([]byte(from)); err != nil {
+		return err
+	}
+	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
+		return err
+	}
+	if _, err := t.Note(n.Path); err == nil {
+		if err := t.DeleteNote(n.Path); err != nil {
+			return err
+		}
+	}
+	n.Chunks = old.Chunks
+	for _, id := range n.Chunks {
+		c, err := t.Chunk(id)
+		if err != nil {
+			return err
+		}
+		c.Path, c.Folder = n.Path, n.Folder
+		if err := t.putChunk(c); err != nil {
+			return err
+		}
+	}
+	return t.putNoteRecord(n)
+}
+
+// DeleteNotesUnder removes every note whose path starts with prefix and
+// returns how many it removed.
+func (t *Tx) DeleteNotesUnder(prefix string) (int, error) {
+	var paths []string
+	if err := t.ForEachNote(prefix, func(n *Note) error {
+		paths = append(paths, n.Path)
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	for _, p := range paths {
+		if err := t.DeleteNote(p); err != nil {
+			return 0, err
+		}
+	}
+	return len(paths), nil
+}
+
+func hashKey(hash, path string) []byte {
+	h, err := hex.DecodeString(hash)
+	if err != nil || len(h) == 0 {
+		h = []byte(hash)
+	}
+	return append(h, path...)
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// The lexical index is one bbolt key per (term, block of chunk ids):
+// term, 0x00, then the block number (chunk id >> blockShift) big-endian.
+// The value is the block's postings sorted by chunk id, each as uvarints
+// (id delta, frequency, chunk length). Grouping ids into blocks keeps a bulk
+// index to one Put per term per block, and a note's edit touches only the
+// blocks of its own chunks. Reading a term is one seek and a short scan.
+const blockShift = 12
+
+// Posting is one chunk that holds a term.
+type Posting struct {
+	Chunk  uint64
+	Freq   uint32 // weighted frequency of the term in the chunk
+	Length uint32 // the chunk's length in terms
+}
+
+type postingEdits struct {
+	adds    map[string][]Posting        // block key -> postings to add
+	removes map[string]map[uint64]bool // block key -> chunk ids to remove
+}
+
+func (t *Tx) edits() *postingEdits {
+	if t.postings == nil {
+		t.postings = &postingEdits{adds: map[string][]Posting{}, removes: map[string]map[uint64]bool{}}
+	}
+	return t.postings
+}
+
+func blockKey(term string, chunk uint64) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(chunk>>blockShift))
+	return term + "\x00" + string(b[:])
+}
+
+func (e *postingEdits) add(term string, p Posting) {
+	k := blockKey(term, p.Chunk)
+	e.adds[k] = append(e.adds[k], p)
+}
+
+func (e *postingEdits) remove(term string, chunk uint64) {
+	k := blockKey(term, chunk)
+	if e.removes[k] == nil {
+		e.removes[k] = map[uint64]bool{}
+	}
+	e.removes[k][chunk] = true
+	// A chunk added and removed in one transaction must not survive.
+	if adds := e.adds[k]; len(adds) > 0 {
+		e.adds[k] = slices.DeleteFunc(adds, func(p Posting) bool { return p.Chunk == chunk })
+	}
+}
+
+// flushPostings applies the transaction's queued posting edits, one
+// read-modify-write per touched block, in key order.
+func (t *Tx) flushPostings() error {
+	e := t.postings
+	if e == nil {
+		return nil
+	}
+	t.postings = nil
+	keys := make([]string, 0, len(e.adds)+len(e.removes))
+	for k := range e.adds {
+		keys = append(keys, k)
+	}
+	for k := range e.removes {
+		if _, ok := e.adds[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	b := t.bucket(bucketPostings)
+	var list []Posting
+	for _, k := range keys {
+		key := []byte(k)
+		list = list[:0]
+		if v := b.Get(key); v != nil {
+			var err error
+			if list, err = decodeBlock(v, list); err != nil {
+				return fmt.Errorf("postings of %q: %w", k[:len(k)-5], err)
+			}
+		}
+		if rm := e.removes[k]; len(rm) > 0 {
+			list = slices.DeleteFunc(list, func(p Posting) bool { return rm[p.Chunk] })
+		}
+		if adds := e.adds[k]; len(adds) > 0 {
+			list = append(list, adds...)
+			slices.SortFunc(list, func(a, b Posting) int { return compareU64(a.Chunk, b.Chunk) })
+		}
+		if len(list) == 0 {
+			if err := b.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := b.Put(key, encodeBlock(list)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func compareU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func encodeBlock(list []Posting) []byte {
+	buf := make([]byte, 0, len(list)*4)
+	var prev uint64
+	for _, p := range list {
+		buf = binary.AppendUvarint(buf, p.Chunk-prev)
+		buf = binary.AppendUvarint(buf, uint64(p.Freq))
+		buf = binary.AppendUvarint(buf, uint64(p.Length))
+		prev = p.Chunk
+	}
+	return buf
+}
+
+func decodeBlock(v []byte, dst []Posting) ([]Posting, error) {
+	var prev uint64
+	for len(v) > 0 {
+		d, n1 := binary.Uvarint(v)
+		if n1 <= 0 {
+			return dst, errDamagedBlock
+		}
+		f, n2 := binary.Uvarint(v[n1:])
+		if n2 <= 0 {
+			return dst, errDamagedBlock
+		}
+		l, n3 := binary.Uvarint(v[n1+n2:])
+		if n3 <= 0 {
+			return dst, errDamagedBlock
+		}
+		v = v[n1+n2+n3:]
+		prev += d
+		dst = append(dst, Posting{Chunk: prev, Freq: uint32(f), Length: uint32(l)})
+	}
+	return dst, nil
+}
+
+var errDamagedBlock = fmt.Errorf("posting block is damaged; run `memctl reindex`")
+
+// Postings appends to dst every posting of term, in chunk id order. Edits
+// made earlier in the same Update are not visible until it commits.
+func (t *Tx) Postings(term string, dst []Posting) ([]Posting, error) {
+	prefix := []byte(term + "\x00")
+	c := t.bucket(bucketPostings).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+4; k, v = c.Next() {
+		var err error
+		if dst, err = decodeBlock(v, dst); err != nil {
+			return dst, fmt.Errorf("postings of %q: %w", term, err)
+		}
+	}
+	return dst, nil
+}

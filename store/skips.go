@@ -1,0 +1,58 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Skip records a file that was not indexed and why (binary, not UTF-8, too
+// large, unreadable).
+type Skip struct {
+	Path   string    `json:"path"`
+	Folder string    `json:"folder"`
+	Reason string    `json:"reason"`
+	Size   int64     `json:"size"`
+	At     time.Time `json:"at"`
+}
+
+// PutSkip records s, replacing an earlier skip of the same path.
+func (t *Tx) PutSkip(s Skip) error {
+	v, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return t.bucket(bucketSkips).Put([]byte(s.Path), v)
+}
+
+// DeleteSkip forgets the skip of path, if any.
+func (t *Tx) DeleteSkip(path string) error { return t.bucket(bucketSkips).Delete([]byte(path)) }
+
+// Skips lists the recorded skips in path order.
+func (t *Tx) Skips() ([]Skip, error) {
+	var out []Skip
+	err := t.bucket(bucketSkips).ForEach(func(_, v []byte) error {
+		var s Skip
+		if err := json.Unmarshal(v, &s); err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+// DeleteSkipsUnder forgets skips of paths under prefix.
+func (t *Tx) DeleteSkipsUnder(prefix string) error {
+	skips, err := t.Skips()
+	if err != nil {
+		return err
+	}
+	for _, s := range skips {
+		if len(s.Path) >= len(prefix) && s.Path[:len(prefix)] == prefix {
+			if err := t.DeleteSkip(s.Path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
