@@ -114,3 +114,7 @@ func (t *Tx) deleteChunk(id uint64) (uint32, error) {
 	}
 	return length, t.bucket(bucketChunks).Delete(key)
 }
+
+// MaxChunkID is the highest chunk id ever assigned; every stored chunk's id
+// is at most this.
+func (t *Tx) MaxChunkID() uint64 { return t.bucket(bucketChunks).Sequence() }

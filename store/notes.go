@@ -209,3 +209,15 @@ func hashKey(hash, path string) []byte {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// CountNotes counts the notes whose path starts with prefix without decoding
+// them.
+func (t *Tx) CountNotes(prefix string) int {
+	c := t.bucket(bucketNotes).Cursor()
+	p := []byte(prefix)
+	n := 0
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		n++
+	}
+	return n
+}

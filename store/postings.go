@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sort"
+	"strings"
 )
 
 // The lexical index is one bbolt key per (term, block of chunk ids):
@@ -23,31 +23,49 @@ type Posting struct {
 	Length uint32 // the chunk's length in terms
 }
 
+// blockRef names one posting block: a term and a block of chunk ids.
+type blockRef struct {
+	term  string
+	block uint32
+}
+
+func refOf(term string, chunk uint64) blockRef {
+	return blockRef{term: term, block: uint32(chunk >> blockShift)}
+}
+
+func (r blockRef) key() []byte {
+	k := make([]byte, 0, len(r.term)+5)
+	k = append(k, r.term...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint32(k, r.block)
+}
+
+func compareRefs(a, b blockRef) int {
+	if c := strings.Compare(a.term, b.term); c != 0 {
+		return c
+	}
+	return compareU64(uint64(a.block), uint64(b.block))
+}
+
 type postingEdits struct {
-	adds    map[string][]Posting        // block key -> postings to add
-	removes map[string]map[uint64]bool // block key -> chunk ids to remove
+	adds    map[blockRef][]Posting        // postings to add
+	removes map[blockRef]map[uint64]bool // chunk ids to remove
 }
 
 func (t *Tx) edits() *postingEdits {
 	if t.postings == nil {
-		t.postings = &postingEdits{adds: map[string][]Posting{}, removes: map[string]map[uint64]bool{}}
+		t.postings = &postingEdits{adds: map[blockRef][]Posting{}, removes: map[blockRef]map[uint64]bool{}}
 	}
 	return t.postings
 }
 
-func blockKey(term string, chunk uint64) string {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], uint32(chunk>>blockShift))
-	return term + "\x00" + string(b[:])
-}
-
 func (e *postingEdits) add(term string, p Posting) {
-	k := blockKey(term, p.Chunk)
+	k := refOf(term, p.Chunk)
 	e.adds[k] = append(e.adds[k], p)
 }
 
 func (e *postingEdits) remove(term string, chunk uint64) {
-	k := blockKey(term, chunk)
+	k := refOf(term, chunk)
 	if e.removes[k] == nil {
 		e.removes[k] = map[uint64]bool{}
 	}
@@ -66,7 +84,7 @@ func (t *Tx) flushPostings() error {
 		return nil
 	}
 	t.postings = nil
-	keys := make([]string, 0, len(e.adds)+len(e.removes))
+	keys := make([]blockRef, 0, len(e.adds)+len(e.removes))
 	for k := range e.adds {
 		keys = append(keys, k)
 	}
@@ -75,16 +93,16 @@ func (t *Tx) flushPostings() error {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.SortFunc(keys, compareRefs)
 	b := t.bucket(bucketPostings)
 	var list []Posting
 	for _, k := range keys {
-		key := []byte(k)
+		key := k.key()
 		list = list[:0]
 		if v := b.Get(key); v != nil {
 			var err error
 			if list, err = decodeBlock(v, list); err != nil {
-				return fmt.Errorf("postings of %q: %w", k[:len(k)-5], err)
+				return fmt.Errorf("postings of %q: %w", k.term, err)
 			}
 		}
 		if rm := e.removes[k]; len(rm) > 0 {

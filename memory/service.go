@@ -1,0 +1,175 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memd-dev/memd/pipeline"
+	"github.com/memd-dev/memd/store"
+)
+
+// Indexer is the part of the pipeline the service drives.
+type Indexer interface {
+	AddFolder(ctx context.Context, path string) (store.Folder, error)
+	RemoveFolder(ctx context.Context, path string) error
+	Reindex(ctx context.Context, path string) (int, error)
+	Forget(ctx context.Context, path string) error
+	Subscribe(ctx context.Context) <-chan pipeline.Event
+	Folders() []pipeline.FolderState
+	WaitIdle(ctx context.Context) error
+	IndexedSinceStart() int64
+}
+
+// Config wires a Service. DB and Indexer are required.
+type Config struct {
+	DB      *store.DB
+	Indexer Indexer
+	BM25    BM25   // zero means DefaultBM25
+	Version string // reported in Status
+	DataDir string
+}
+
+// Service answers recall over the store and manages folders through the
+// indexer. It is safe for concurrent use.
+type Service struct {
+	db      *store.DB
+	ix      Indexer
+	bm25    BM25
+	version string
+	dataDir string
+	started time.Time
+}
+
+// New returns a Service over cfg.
+func New(cfg Config) *Service {
+	p := cfg.BM25
+	if p == (BM25{}) {
+		p = DefaultBM25
+	}
+	return &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
+		dataDir: cfg.DataDir, started: time.Now().UTC()}
+}
+
+// Status reports what the store holds and what the indexer is doing.
+func (s *Service) Status(ctx context.Context) (Status, error) {
+	st := Status{Version: s.version, PID: os.Getpid(), Started: s.started, DataDir: s.dataDir,
+		Folders: []FolderStatus{}, Models: []ModelStatus{}}
+	folders, err := s.Folders(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Folders = folders
+	err = s.db.View(func(tx *store.Tx) error {
+		c := tx.Counts()
+		st.Notes, st.Chunks, st.Pending, st.Skipped = c.Notes, c.Chunks, c.Pending, c.Skipped
+		return nil
+	})
+	st.DBBytes = s.db.Size()
+	st.Indexed = s.ix.IndexedSinceStart()
+	return st, err
+}
+
+// Folders lists the registered folders with their note counts and watch state.
+func (s *Service) Folders(ctx context.Context) ([]FolderStatus, error) {
+	states := map[string]pipeline.FolderState{}
+	for _, f := range s.ix.Folders() {
+		states[f.Path] = f
+	}
+	out := []FolderStatus{}
+	err := s.db.View(func(tx *store.Tx) error {
+		folders, err := tx.Folders()
+		if err != nil {
+			return err
+		}
+		for _, f := range folders {
+			st := states[f.Path]
+			out = append(out, FolderStatus{Path: f.Path, Added: f.Added,
+				Notes: tx.CountNotes(f.Path + string(filepath.Separator)), Watching: st.Watching, Error: st.Error})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AddFolder registers a folder and starts indexing it.
+func (s *Service) AddFolder(ctx context.Context, path string) (FolderStatus, error) {
+	f, err := s.ix.AddFolder(ctx, path)
+	if err != nil {
+		return FolderStatus{}, classify(err)
+	}
+	return FolderStatus{Path: f.Path, Added: f.Added}, nil
+}
+
+// RemoveFolder stops watching a folder and forgets its notes.
+func (s *Service) RemoveFolder(ctx context.Context, path string) error {
+	return classify(s.ix.RemoveFolder(ctx, path))
+}
+
+// Reindex queues path ("" for every folder) to be indexed again.
+func (s *Service) Reindex(ctx context.Context, path string) (int, error) {
+	n, err := s.ix.Reindex(ctx, path)
+	return n, classify(err)
+}
+
+// Forget removes one note from the index and keeps it out until it changes.
+func (s *Service) Forget(ctx context.Context, path string) error {
+	return classify(s.ix.Forget(ctx, path))
+}
+
+// WaitIdle returns when the indexer has no work pending.
+func (s *Service) WaitIdle(ctx context.Context) error { return s.ix.WaitIdle(ctx) }
+
+// Note returns one indexed note with its chunks.
+func (s *Service) Note(ctx context.Context, path string) (NoteDetail, error) {
+	var d NoteDetail
+	err := s.db.View(func(tx *store.Tx) error {
+		n, err := tx.Note(path)
+		if err != nil {
+			return err
+		}
+		d = NoteDetail{Folder: n.Folder, Path: n.Path, Title: n.Title, Size: n.Size, ModTime: n.ModTime,
+			Hash: n.Hash, Tags: n.Tags, Links: n.Links, Summary: n.Summary, Chunker: n.Chunker, Chunks: []Hit{}}
+		for _, id := range n.Chunks {
+			c, err := tx.Chunk(id)
+			if err != nil {
+				return err
+			}
+			d.Chunks = append(d.Chunks, hitOf(c, n, 0))
+		}
+		return nil
+	})
+	return d, classify(err)
+}
+
+// Skips lists files that were not indexed and why.
+func (s *Service) Skips(ctx context.Context) ([]Skip, error) {
+	out := []Skip{}
+	err := s.db.View(func(tx *store.Tx) error {
+		skips, err := tx.Skips()
+		for _, k := range skips {
+			out = append(out, Skip{Path: k.Path, Reason: k.Reason, At: k.At})
+		}
+		return err
+	})
+	return out, err
+}
+
+// classify maps lower layers' errors onto the service's error kinds, keeping
+// their messages.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	case errors.Is(err, pipeline.ErrUnknownFolder):
+		return fmt.Errorf("%w: %w", ErrUnknownFolder, err)
+	case errors.Is(err, pipeline.ErrInvalidFolder):
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	return err
+}

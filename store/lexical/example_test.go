@@ -1,0 +1,15 @@
+package lexical_test
+
+import (
+	"fmt"
+
+	"github.com/memd-dev/memd/store/lexical"
+)
+
+func ExampleTerms() {
+	fmt.Println(lexical.Terms("The runners' notes on Café Zürich"))
+	fmt.Println(lexical.Terms("東京の天気"))
+	// Output:
+	// [runner note cafe zurich]
+	// [東京 京の の天 天気]
+}

@@ -1,0 +1,313 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func openTest(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "memd.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func chunkOf(text string, terms ...string) NewChunk {
+	counts := map[string]uint32{}
+	for _, t := range terms {
+		counts[t]++
+	}
+	var tfs []TermFreq
+	for t, f := range counts {
+		tfs = append(tfs, TermFreq{Term: t, Freq: f})
+	}
+	sort.Slice(tfs, func(i, j int) bool { return tfs[i].Term < tfs[j].Term })
+	return NewChunk{Chunk: Chunk{Text: text, StartLine: 1, EndLine: 2}, Terms: tfs}
+}
+
+func put(t testing.TB, db *DB, path, hash string, chunks ...NewChunk) *Note {
+	t.Helper()
+	n := &Note{Path: path, Folder: filepath.Dir(path), Hash: hash, Chunker: "heuristic"}
+	if err := db.Update(func(tx *Tx) error { return tx.PutNote(n, chunks) }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func postings(t testing.TB, db *DB, term string) []Posting {
+	t.Helper()
+	var out []Posting
+	if err := db.View(func(tx *Tx) error {
+		var err error
+		out, err = tx.Postings(term, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
+	})
+	db.Close()
+	_, err = Open(path, Options{})
+	if !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("open newer schema: got %v, want ErrNewerSchema", err)
+	}
+}
+
+func TestSecondOpenIsLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := Open(path, Options{Timeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open: got %v, want ErrLocked", err)
+	}
+}
+
+func TestPutNoteReplacesEverything(t *testing.T) {
+	db := openTest(t)
+	put(t, db, "/n/a.md", "aa", chunkOf("one", "apple", "apple", "pear"), chunkOf("two", "pear"))
+	if got := postings(t, db, "pear"); len(got) != 2 {
+		t.Fatalf("pear postings %v, want 2", got)
+	}
+	n := put(t, db, "/n/a.md", "bb", chunkOf("three", "plum"))
+	if got := postings(t, db, "pear"); len(got) != 0 {
+		t.Fatalf("old postings survived replace: %v", got)
+	}
+	got := postings(t, db, "plum")
+	if len(got) != 1 || got[0].Chunk != n.Chunks[0] || got[0].Freq != 1 || got[0].Length != 1 {
+		t.Fatalf("plum postings %+v", got)
+	}
+	db.View(func(tx *Tx) error {
+		c := tx.Counts()
+		if c.Notes != 1 || c.Chunks != 1 || c.Length != 1 {
+			t.Errorf("counts %+v, want 1 note, 1 chunk, length 1", c)
+		}
+		if _, err := tx.Chunk(1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("old chunk 1 still readable: %v", err)
+		}
+		return nil
+	})
+}
+
+// TestPostingsMatchBruteForce writes, replaces and deletes random notes over
+// several transactions and compares every term's postings with a model.
+func TestPostingsMatchBruteForce(t *testing.T) {
+	db := openTest(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	model := map[string]map[uint64]uint32{} // path -> chunk -> (unused)
+	want := map[string]map[uint64]uint32{}  // term -> chunk -> freq
+	notes := map[string][]uint64{}
+	for round := 0; round < 30; round++ {
+		err := db.Update(func(tx *Tx) error {
+			for i := 0; i < 20; i++ {
+				path := fmt.Sprintf("/f/%d.md", rng.IntN(40))
+				for _, id := range notes[path] {
+					for term := range want {
+						delete(want[term], id)
+					}
+				}
+				delete(notes, path)
+				if rng.IntN(4) == 0 {
+					if err := tx.DeleteNote(path); err != nil && !errors.Is(err, ErrNotFound) {
+						return err
+					}
+					continue
+				}
+				var chunks []NewChunk
+				for c := rng.IntN(4); c >= 0; c-- {
+					var terms []string
+					for w := rng.IntN(6) + 1; w > 0; w-- {
+						terms = append(terms, vocab[rng.IntN(len(vocab))])
+					}
+					chunks = append(chunks, chunkOf("x", terms...))
+				}
+				n := &Note{Path: path, Folder: "/f", Hash: fmt.Sprint(round, i)}
+				if err := tx.PutNote(n, chunks); err != nil {
+					return err
+				}
+				notes[path] = slices.Clone(n.Chunks)
+				for ci, c := range chunks {
+					for _, tf := range c.Terms {
+						if want[tf.Term] == nil {
+							want[tf.Term] = map[uint64]uint32{}
+						}
+						want[tf.Term][n.Chunks[ci]] = tf.Freq
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = model
+	for _, term := range vocab {
+		got := map[uint64]uint32{}
+		for _, p := range postings(t, db, term) {
+			got[p.Chunk] = p.Freq
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[term]) && !(len(got) == 0 && len(want[term]) == 0) {
+			t.Errorf("term %s: got %v, want %v", term, got, want[term])
+		}
+	}
+	db.View(func(tx *Tx) error {
+		total := 0
+		for _, ids := range notes {
+			total += len(ids)
+		}
+		if c := tx.Counts(); c.Notes != len(notes) || c.Chunks != total {
+			t.Errorf("counts %+v, want %d notes %d chunks", c, len(notes), total)
+		}
+		return nil
+	})
+}
+
+func TestMoveNoteKeepsChunks(t *testing.T) {
+	db := openTest(t)
+	n := put(t, db, "/f/old.md", "abcd", chunkOf("hello", "hello"))
+	err := db.Update(func(tx *Tx) error {
+		if got := tx.NotesWithHash("abcd"); !slices.Equal(got, []string{"/f/old.md"}) {
+			t.Errorf("NotesWithHash = %v", got)
+		}
+		return tx.MoveNote("/f/old.md", &Note{Path: "/f/new.md", Folder: "/f", Hash: "abcd"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *Tx) error {
+		if _, err := tx.Note("/f/old.md"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("old path still stored")
+		}
+		m, err := tx.Note("/f/new.md")
+		if err != nil || !slices.Equal(m.Chunks, n.Chunks) {
+			t.Fatalf("moved note %+v, %v; want chunks %v", m, err, n.Chunks)
+		}
+		c, _ := tx.Chunk(n.Chunks[0])
+		if c.Path != "/f/new.md" {
+			t.Errorf("chunk path %s after move", c.Path)
+		}
+		if got := tx.NotesWithHash("abcd"); !slices.Equal(got, []string{"/f/new.md"}) {
+			t.Errorf("NotesWithHash after move = %v", got)
+		}
+		return nil
+	})
+}
+
+func TestJobsAreDurableAndDeduplicated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *Tx) error {
+		tx.EnqueueJob("/f/a.md", "/f")
+		tx.EnqueueJob("/f/b.md", "/f")
+		return tx.EnqueueJob("/f/a.md", "/f")
+	})
+	db.Close()
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var jobs []Job
+	db.View(func(tx *Tx) error {
+		jobs, _ = tx.Jobs(10)
+		if c := tx.Counts(); c.Pending != 2 {
+			t.Errorf("pending %d, want 2", c.Pending)
+		}
+		return nil
+	})
+	if len(jobs) != 2 || jobs[0].Path != "/f/a.md" || jobs[1].Path != "/f/b.md" {
+		t.Fatalf("jobs after reopen: %+v", jobs)
+	}
+	db.Update(func(tx *Tx) error {
+		if err := tx.RetryJob(jobs[0]); err != nil {
+			return err
+		}
+		return tx.FinishJob(jobs[1])
+	})
+	db.View(func(tx *Tx) error {
+		left, _ := tx.Jobs(10)
+		if len(left) != 1 || left[0].Path != "/f/a.md" || left[0].Attempts != 1 {
+			t.Errorf("after retry+finish: %+v", left)
+		}
+		if c := tx.Counts(); c.Pending != 1 {
+			t.Errorf("pending %d, want 1", c.Pending)
+		}
+		return nil
+	})
+}
+
+func TestFinishKeepsNewerJobForSamePath(t *testing.T) {
+	db := openTest(t)
+	var old Job
+	db.Update(func(tx *Tx) error {
+		tx.EnqueueJob("/f/a.md", "/f")
+		j, _ := tx.Jobs(1)
+		old = j[0]
+		return nil
+	})
+	db.Update(func(tx *Tx) error {
+		if err := tx.FinishJob(old); err != nil {
+			return err
+		}
+		return tx.EnqueueJob("/f/a.md", "/f")
+	})
+	db.Update(func(tx *Tx) error { return tx.FinishJob(old) })
+	db.View(func(tx *Tx) error {
+		if left, _ := tx.Jobs(10); len(left) != 1 {
+			t.Errorf("newer job lost: %+v", left)
+		}
+		return nil
+	})
+}
+
+func BenchmarkPutNotes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vocab := make([]string, 20000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%d", i)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		db := openTest(b)
+		b.StartTimer()
+		db.Update(func(tx *Tx) error {
+			for i := 0; i < 1000; i++ {
+				var terms []string
+				for w := 0; w < 200; w++ {
+					terms = append(terms, vocab[int(rng.ExpFloat64()*2000)%len(vocab)])
+				}
+				tx.PutNote(&Note{Path: fmt.Sprintf("/f/%d.md", i), Hash: fmt.Sprint(i)}, []NewChunk{chunkOf("t", terms...)})
+			}
+			return nil
+		})
+	}
+}
