@@ -5,19 +5,19 @@ import (
 	"unicode/utf8"
 )
 
-// output assembles a row's text from token pieces. It finds stop strings
+// textOutput assembles a row's text from token pieces. It finds stop strings
 // that span token boundaries and holds back any tail that could still turn
 // into a stop string or that ends inside a UTF-8 character, so what it
 // releases is final.
-type output struct {
+type textOutput struct {
 	stop     []string
 	text     []byte
 	released int
 	stopped  bool
 }
 
-func newOutput(stop []string) *output {
-	o := &output{}
+func newTextOutput(stop []string) *textOutput {
+	o := &textOutput{}
 	for _, s := range stop {
 		if s != "" {
 			o.stop = append(o.stop, s)
@@ -29,7 +29,7 @@ func newOutput(stop []string) *output {
 // add appends a token's piece. It returns the text that is now final, and
 // whether a stop string matched (the text is then cut where it begins and
 // nothing more may be added).
-func (o *output) add(piece string) (release string, stopped bool) {
+func (o *textOutput) add(piece string) (release string, stopped bool) {
 	o.text = append(o.text, piece...)
 	// A stop string cannot begin inside released text: whatever could have
 	// started one was held back.
@@ -51,9 +51,9 @@ func (o *output) add(piece string) (release string, stopped bool) {
 }
 
 // flush releases everything not yet released, at the end of generation.
-func (o *output) flush() string { return o.take(len(o.text)) }
+func (o *textOutput) flush() string { return o.take(len(o.text)) }
 
-func (o *output) take(end int) string {
+func (o *textOutput) take(end int) string {
 	if end <= o.released {
 		return ""
 	}
@@ -64,7 +64,7 @@ func (o *output) take(end int) string {
 
 // heldForStop is the length of the longest suffix of tail that is a proper
 // prefix of some stop string.
-func (o *output) heldForStop(tail string) int {
+func (o *textOutput) heldForStop(tail string) int {
 	held := 0
 	for _, s := range o.stop {
 		for k := min(len(s)-1, len(tail)); k > held; k-- {

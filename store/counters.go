@@ -4,10 +4,10 @@ import "encoding/binary"
 
 // Counters kept in the meta bucket, so status never walks a bucket.
 const (
-	counterNotes   = "count.notes"
-	counterChunks  = "count.chunks"
-	counterLength  = "count.length" // sum of chunk lengths in terms, for BM25
-	counterJobs    = "count.jobs"
+	counterNotes  = "count.notes"
+	counterChunks = "count.chunks"
+	counterLength = "count.length" // sum of chunk lengths in terms, for BM25
+	counterJobs   = "count.jobs"
 )
 
 func (t *Tx) counter(name string) int64 {

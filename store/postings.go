@@ -48,7 +48,7 @@ func compareRefs(a, b blockRef) int {
 }
 
 type postingEdits struct {
-	adds    map[blockRef][]Posting        // postings to add
+	adds    map[blockRef][]Posting       // postings to add
 	removes map[blockRef]map[uint64]bool // chunk ids to remove
 }
 
