@@ -1,0 +1,153 @@
+package testmodel
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"path/filepath"
+
+	"github.com/memd-dev/memd/inference/gguf"
+)
+
+// RMSEpsilon is the layer_norm_rms_epsilon of every generated model.
+const RMSEpsilon = 1e-5
+
+// weightFunc gives the value of element i (row-major over the ggml shape:
+// i = row*shape[0] + col) of the named tensor.
+type weightFunc func(name string, shape []uint64) func(i int64) float32
+
+type tensorSpec struct {
+	name  string
+	shape []uint64
+}
+
+// WriteLlama writes a llama-architecture model with seeded random weights and
+// the built-in SPM tokenizer to dir/<Name>.gguf and returns the path. Tensors
+// are generated while writing, so a 1B shape needs no more memory than a
+// tiny one.
+func WriteLlama(dir string, cfg Config) (string, error) {
+	cfg = cfg.withDefaults()
+	return writeLlamaModel(dir, cfg, nil, randomWeights(cfg))
+}
+
+func writeLlamaModel(dir string, cfg Config, extra func(*gguf.Writer), weights weightFunc) (string, error) {
+	if err := cfg.validate(); err != nil {
+		return "", err
+	}
+	v := spmVocab(cfg.Vocab)
+	cfg.Vocab = len(v.tokens)
+	w := gguf.NewWriter()
+	setLlamaMeta(w, cfg, v)
+	if extra != nil {
+		extra(w)
+	}
+	return finishModel(w, dir, cfg, weights)
+}
+
+// finishModel adds the llama tensors with values from weights and writes
+// dir/<cfg.Name>.gguf.
+func finishModel(w *gguf.Writer, dir string, cfg Config, weights weightFunc) (string, error) {
+	for _, t := range llamaTensors(cfg) {
+		typ := gguf.TensorF32
+		if cfg.F16 && len(t.shape) == 2 {
+			typ = gguf.TensorF16
+		}
+		n := int64(1)
+		for _, d := range t.shape {
+			n *= int64(d)
+		}
+		w.AddTensor(t.name, typ, t.shape, gguf.Floats(typ, n, weights(t.name, t.shape)))
+	}
+	path := filepath.Join(dir, cfg.Name+".gguf")
+	if err := w.WriteFile(path); err != nil {
+		return "", fmt.Errorf("testmodel: write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+func setLlamaMeta(w *gguf.Writer, cfg Config, v *vocab) {
+	w.Set("general.architecture", "llama")
+	w.Set("general.type", "model")
+	w.Set("general.name", cfg.Name)
+	w.Set("general.file_type", uint32(map[bool]uint32{false: 0, true: 1}[cfg.F16]))
+	w.Set("llama.context_length", uint32(cfg.Ctx))
+	w.Set("llama.embedding_length", uint32(cfg.Embd))
+	w.Set("llama.block_count", uint32(cfg.Layers))
+	w.Set("llama.feed_forward_length", uint32(cfg.FF))
+	w.Set("llama.attention.head_count", uint32(cfg.Heads))
+	w.Set("llama.attention.head_count_kv", uint32(cfg.HeadsKV))
+	w.Set("llama.attention.layer_norm_rms_epsilon", float32(RMSEpsilon))
+	w.Set("llama.rope.dimension_count", uint32(cfg.Embd/cfg.Heads))
+	w.Set("llama.rope.freq_base", float32(10000))
+	w.Set("llama.vocab_size", uint32(len(v.tokens)))
+	w.Set("tokenizer.ggml.model", "llama")
+	w.Set("tokenizer.ggml.tokens", v.tokens)
+	w.Set("tokenizer.ggml.scores", v.scores)
+	w.Set("tokenizer.ggml.token_type", v.types)
+	w.Set("tokenizer.ggml.unknown_token_id", uint32(TokenUnk))
+	w.Set("tokenizer.ggml.bos_token_id", uint32(TokenBOS))
+	w.Set("tokenizer.ggml.eos_token_id", uint32(TokenEOS))
+	w.Set("tokenizer.ggml.add_bos_token", true)
+	w.Set("tokenizer.ggml.add_eos_token", false)
+	if cfg.ChatTemplate {
+		w.Set("tokenizer.chat_template", GemmaTemplate)
+	}
+}
+
+func llamaTensors(cfg Config) []tensorSpec {
+	e, kv, ff, nv := uint64(cfg.Embd), uint64(cfg.EmbdKV()), uint64(cfg.FF), uint64(cfg.Vocab)
+	ts := []tensorSpec{{"token_embd.weight", []uint64{e, nv}}}
+	for l := range cfg.Layers {
+		p := fmt.Sprintf("blk.%d.", l)
+		ts = append(ts,
+			tensorSpec{p + "attn_norm.weight", []uint64{e}},
+			tensorSpec{p + "attn_q.weight", []uint64{e, e}},
+			tensorSpec{p + "attn_k.weight", []uint64{e, kv}},
+			tensorSpec{p + "attn_v.weight", []uint64{e, kv}},
+			tensorSpec{p + "attn_output.weight", []uint64{e, e}},
+			tensorSpec{p + "ffn_norm.weight", []uint64{e}},
+			tensorSpec{p + "ffn_gate.weight", []uint64{e, ff}},
+			tensorSpec{p + "ffn_down.weight", []uint64{ff, e}},
+			tensorSpec{p + "ffn_up.weight", []uint64{e, ff}},
+		)
+	}
+	return append(ts, tensorSpec{"output_norm.weight", []uint64{e}}, tensorSpec{"output.weight", []uint64{e, nv}})
+}
+
+// randomWeights gives uniform weights scaled by 1/sqrt(fan-in) (embeddings
+// in [-1, 1), norms near 1), a pure function of seed, name and index.
+func randomWeights(cfg Config) weightFunc {
+	return func(name string, shape []uint64) func(int64) float32 {
+		r := newRandom(cfg.Seed, name)
+		if len(shape) == 1 {
+			return func(i int64) float32 { return 1 + 0.1*r.at(i) }
+		}
+		scale := float32(math.Sqrt(3 / float64(shape[0])))
+		if name == "token_embd.weight" {
+			scale = 1
+		}
+		return func(i int64) float32 { return scale * r.at(i) }
+	}
+}
+
+// random is a counter-based generator: at(i) is uniform in [-1, 1) and
+// depends only on the seed, the stream name and i, so weights can be
+// generated in any order and recomputed by reference code.
+type random struct{ key uint64 }
+
+func newRandom(seed uint64, name string) random {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return random{key: splitmix(seed ^ h.Sum64())}
+}
+
+func (r random) at(i int64) float32 {
+	return float32(splitmix(r.key+uint64(i))>>40)/float32(1<<23) - 1
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
