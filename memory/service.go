@@ -145,6 +145,25 @@ func (s *Service) Note(ctx context.Context, path string) (NoteDetail, error) {
 	return d, classify(err)
 }
 
+// Subscribe streams index events until ctx ends; a subscriber that falls
+// behind loses events rather than slowing indexing.
+func (s *Service) Subscribe(ctx context.Context) <-chan Event {
+	in := s.ix.Subscribe(ctx)
+	out := make(chan Event, 16)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			select {
+			case out <- Event{Type: string(ev.Type), Path: ev.Path, Folder: ev.Folder, Chunks: ev.Chunks,
+				Reason: ev.Reason, Pending: ev.Pending, Notes: ev.Notes, At: ev.At}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
 // Skips lists files that were not indexed and why.
 func (s *Service) Skips(ctx context.Context) ([]Skip, error) {
 	out := []Skip{}
@@ -168,7 +187,7 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	case errors.Is(err, pipeline.ErrUnknownFolder):
 		return fmt.Errorf("%w: %w", ErrUnknownFolder, err)
-	case errors.Is(err, pipeline.ErrInvalidFolder):
+	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir):
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	return err

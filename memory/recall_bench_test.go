@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/store/lexical"
+)
+
+// syntheticWord turns a rank into a pronounceable pseudo-word, so the
+// analyzer treats it like a real word.
+func syntheticWord(i int) string {
+	const cons, vow = "bcdfghjklmnprstvz", "aeiou"
+	var b strings.Builder
+	for {
+		b.WriteByte(cons[i%len(cons)])
+		i /= len(cons)
+		b.WriteByte(vow[i%len(vow)])
+		i /= len(vow)
+		if i == 0 {
+			return b.String()
+		}
+	}
+}
+
+// benchStore builds (once, cached under the temp folder) a store of n chunks
+// of 120 words each drawn from a Zipf distribution over 50,000 words, the
+// shape of natural text. Method in BENCHMARKS.md.
+func benchStore(b *testing.B, n int) *store.DB {
+	b.Helper()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("memd-bench-recall-%d-v%d.db", n, lexical.Version))
+	if _, err := os.Stat(path); err != nil {
+		tmp := path + ".tmp"
+		os.Remove(tmp)
+		db, err := store.Open(tmp, store.Options{NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		zipf := rand.NewZipf(rand.New(rand.NewPCG(9, 10)), 1.1, 2, 49_999)
+		const perNote = 4
+		for start := 0; start < n; start += 5000 {
+			err := db.Update(func(tx *store.Tx) error {
+				for i := start; i < min(start+5000, n); i += perNote {
+					var chunks []store.NewChunk
+					for c := 0; c < perNote; c++ {
+						words := make([]string, 120)
+						for w := range words {
+							words[w] = syntheticWord(int(zipf.Uint64()))
+						}
+						text := strings.Join(words, " ")
+						chunks = append(chunks, store.NewChunk{Chunk: store.Chunk{Text: text, StartLine: 1, EndLine: 3},
+							Terms: termFreqs(text)})
+					}
+					note := &store.Note{Path: fmt.Sprintf("/bench/%07d.md", i), Folder: "/bench", Hash: fmt.Sprint(i, rng.Int())}
+					if err := tx.PutNote(note, chunks); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		db.Close()
+		if err := os.Rename(tmp, path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+func termFreqs(text string) []store.TermFreq {
+	counts := map[string]uint32{}
+	var order []string
+	for _, t := range lexical.Terms(text) {
+		if counts[t] == 0 {
+			order = append(order, t)
+		}
+		counts[t]++
+	}
+	out := make([]store.TermFreq, len(order))
+	for i, t := range order {
+		out[i] = store.TermFreq{Term: t, Freq: counts[t]}
+	}
+	return out
+}
+
+// benchRecall asks 3-word queries (words of rank 20-2000: neither stop-word
+// common nor absent) and reports p50 and p99 latency.
+func benchRecall(b *testing.B, n int) {
+	s := New(Config{DB: benchStore(b, n)})
+	rng := rand.New(rand.NewPCG(11, 12))
+	var lat []time.Duration
+	for b.Loop() {
+		q := syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980))
+		t0 := time.Now()
+		if _, err := s.Recall(context.Background(), RecallRequest{Query: q, K: 10}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+func BenchmarkRecall10k(b *testing.B)  { benchRecall(b, 10_000) }
+func BenchmarkRecall100k(b *testing.B) { benchRecall(b, 100_000) }
