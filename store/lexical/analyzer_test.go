@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -63,24 +64,24 @@ func TestQueryMatchesNote(t *testing.T) {
 	}
 }
 
-func TestAnalyzerCacheLimit(t *testing.T) {
-	var a Analyzer
+// Colliding words evict each other from the direct-mapped cache; the terms
+// must not depend on what the cache held.
+func TestAnalyzerCacheEviction(t *testing.T) {
 	var b strings.Builder
-	for i := 0; i < cacheLimit+10; i++ {
+	for i := 0; i < cacheSlots*5/4; i++ {
 		b.WriteString("w")
-		b.WriteString(strings.Repeat("x", i%7))
-		b.WriteByte(byte('a' + i%26))
-		b.WriteByte(byte('a' + i/26%26))
-		b.WriteByte(byte('a' + i/676%26))
-		b.WriteByte(byte('a' + i/17576%26))
-		b.WriteByte(' ')
+		for n := i; n > 0; n /= 26 {
+			b.WriteByte(byte('a' + n%26))
+		}
+		b.WriteString("ing 北京 ")
 	}
-	got := a.Terms(b.String())
-	if len(a.cache) > cacheLimit {
-		t.Fatalf("cache holds %d entries, limit %d", len(a.cache), cacheLimit)
-	}
-	if want := Terms(b.String()); !slices.Equal(got, want) {
-		t.Fatal("a reset cache changed the terms")
+	text := b.String()
+	var warm Analyzer
+	warm.Terms(text)
+	got := warm.Terms(text)
+	var cold Analyzer
+	if want := cold.Terms(text); !slices.Equal(got, want) {
+		t.Fatal("a warm, colliding cache changed the terms")
 	}
 }
 
@@ -102,44 +103,72 @@ func FuzzTerms(f *testing.F) {
 	})
 }
 
-// benchText is the dendron vault when present (real notes, mostly English
-// with code), else a synthetic mix.
-func benchText(b *testing.B) string {
-	files, _ := filepath.Glob("/work/shared/corpora/dendron/vault/*.md")
+func TestTermsConcurrent(t *testing.T) {
+	texts := []string{"Running notes on Café Zürich", "北京大学の東京タワー", "v1.2 parse_front_matter"}
+	want := make([][]string, len(texts))
+	for i, s := range texts {
+		want[i] = Terms(s)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Go(func() {
+			for k := 0; k < 200; k++ {
+				i := k % len(texts)
+				if got := Terms(texts[i]); !slices.Equal(got, want[i]) {
+					t.Errorf("Terms(%q) = %q, want %q", texts[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkTerms analyzes text in 2 KB pieces, as chunks are: "vault" is
+// the dendron vault (real notes, mostly English with code) and "mixed" a
+// synthetic text with accents, CJK and Cyrillic in every line.
+func BenchmarkTerms(b *testing.B) {
+	mixed := strings.Repeat("The quick brown foxes were running over 12 lazy dogs' backs; `parse_front_matter` v1.2. Café Zürich. 北京大学の東京タワー。Москва.\n", 2000)
+	for _, bc := range []struct{ name, text string }{{"vault", vaultText()}, {"mixed", mixed}} {
+		if bc.text == "" {
+			continue
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			chunks := pieces(bc.text, 2000)
+			var a Analyzer
+			var dst []string
+			b.SetBytes(int64(len(bc.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, c := range chunks {
+					dst = a.AppendTerms(dst[:0], c)
+				}
+			}
+		})
+	}
+}
+
+func vaultText() string {
+	files, _ := filepath.Glob("../../../shared/corpora/dendron/vault/*.md")
 	var sb strings.Builder
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err == nil {
+		if data, err := os.ReadFile(f); err == nil {
 			sb.Write(data)
-		}
-	}
-	if sb.Len() == 0 {
-		for i := 0; i < 2000; i++ {
-			sb.WriteString("The quick brown foxes were running over 12 lazy dogs' backs; `parse_front_matter` v1.2. 北京大学の東京タワー。\n")
 		}
 	}
 	return sb.String()
 }
 
-func BenchmarkTerms(b *testing.B) {
-	text := benchText(b)
-	// Notes are analyzed chunk by chunk, so the benchmark does the same.
-	var chunks []string
+// pieces cuts text into pieces of about n bytes at rune boundaries.
+func pieces(text string, n int) []string {
+	var out []string
 	for len(text) > 0 {
-		n := min(2000, len(text))
-		for n < len(text) && !utf8.RuneStart(text[n]) {
-			n++
+		k := min(n, len(text))
+		for k < len(text) && !utf8.RuneStart(text[k]) {
+			k++
 		}
-		chunks = append(chunks, text[:n])
-		text = text[n:]
+		out = append(out, text[:k])
+		text = text[k:]
 	}
-	var a Analyzer
-	var dst []string
-	b.SetBytes(int64(len(strings.Join(chunks, ""))))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, c := range chunks {
-			dst = a.AppendTerms(dst[:0], c)
-		}
-	}
+	return out
 }

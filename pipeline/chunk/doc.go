@@ -1,0 +1,7 @@
+// Package chunk cuts a parsed note into chunks, the unit memd indexes and
+// recalls. Heuristic is the chunker used when no model is loaded: it scores
+// the break points between blocks (headings strongest, never inside a code
+// block) and picks the set of breaks that best meets a token target.
+//
+// It imports no memd package except pipeline/parse.
+package chunk

@@ -1,0 +1,122 @@
+package chunk
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// EstimateTokens is a cheap, upper-leaning estimate of how many tokens the
+// BPE tokenizers of local models give s: a word of n letters or digits
+// counts 1 + n/10, a CJK, Hangul, Thai, Lao, Khmer or Myanmar character 1,
+// any other non-space character 1, white space 0. It is subadditive: the
+// estimate of a concatenation never exceeds the sum of its parts'.
+func EstimateTokens(s string) int {
+	// The ASCII loop keeps its state in locals: this runs over every block.
+	tokens, word := 0, 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch asciiClass[c] {
+			case classWord:
+				word++
+				continue
+			case classOther:
+				tokens++
+			}
+			if word > 0 {
+				tokens += 1 + word/10
+				word = 0
+			}
+			continue
+		}
+		e := estimator{tokens, word}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		e.add(r)
+		tokens, word = e.tokens, e.word
+		i += size
+	}
+	return estimator{tokens, word}.total()
+}
+
+const (
+	classSpace = iota
+	classWord
+	classOther
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = classWord
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			t[c] = classSpace
+		default:
+			t[c] = classOther
+		}
+	}
+	return t
+}()
+
+// estimator is EstimateTokens one rune at a time.
+type estimator struct{ tokens, word int }
+
+func (e estimator) total() int {
+	if e.word > 0 {
+		return e.tokens + 1 + e.word/10
+	}
+	return e.tokens
+}
+
+func (e *estimator) endWord() {
+	if e.word > 0 {
+		e.tokens += 1 + e.word/10
+		e.word = 0
+	}
+}
+
+func (e *estimator) addASCII(c byte) {
+	switch asciiClass[c] {
+	case classWord:
+		e.word++
+	case classSpace:
+		e.endWord()
+	default:
+		e.endWord()
+		e.tokens++
+	}
+}
+
+func (e *estimator) add(r rune) {
+	if r < utf8.RuneSelf {
+		e.addASCII(byte(r))
+		return
+	}
+	switch {
+	case isDenseScript(r):
+		e.endWord()
+		e.tokens++
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+		e.word++
+	case unicode.IsSpace(r):
+		e.endWord()
+	default:
+		e.endWord()
+		e.tokens++
+	}
+}
+
+// isDenseScript: scripts whose characters are about a token each.
+func isDenseScript(r rune) bool {
+	switch {
+	case r < 0x0E00:
+		return false
+	case r <= 0x0EFF, 0x1000 <= r && r <= 0x109F, 0x1780 <= r && r <= 0x17FF:
+		return true
+	case r < 0x1100:
+		return false
+	}
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}

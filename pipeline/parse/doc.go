@@ -1,0 +1,9 @@
+// Package parse reads a note (Markdown, plain text or Org) into blocks, each
+// with a stable id, a kind and an exact 1-based line span, plus the note's
+// title, front matter, tags and wikilinks. It never fails on odd text: what
+// it cannot read as structure it keeps as a paragraph.
+//
+// The block parser is hand-written and line-based rather than a CommonMark
+// library, because memd needs exact line spans and lenience over fidelity.
+// It imports no memd package.
+package parse

@@ -1,0 +1,199 @@
+package parse
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// fillMarkdownMeta sets the title, tags and links of a Markdown note from
+// its front matter and the text of its prose blocks.
+func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock) {
+	var tags, links set
+	if fm := n.FrontMatter; fm != nil {
+		if t, ok := fm["title"]; ok {
+			n.Title = strings.TrimSpace(scalarString(t))
+		}
+		for _, key := range []string{"tags", "tag", "keywords"} {
+			for _, t := range listOf(fm[key]) {
+				tags.add(normalizeTag(t))
+			}
+		}
+	}
+	// Dendron writes [[label|target]], Obsidian [[target|alias]]; a
+	// Dendron note is known by its front matter.
+	labelFirst := n.FrontMatter != nil && n.FrontMatter["id"] != nil &&
+		(n.FrontMatter["updated"] != nil || n.FrontMatter["created"] != nil)
+	for _, b := range blocks {
+		switch b.kind {
+		case Paragraph, Heading, List, Quote, Table:
+		default:
+			continue
+		}
+		inFence := fence{}
+		for _, l := range lines[b.start : b.end+1] {
+			// Fences nested in list items and quotes hide code from the scan.
+			bare := stripContainerMarks(l)
+			if inFence.n > 0 {
+				if c := strings.TrimRight(bare, " \t"); len(c) >= inFence.n && strings.Trim(c, string(inFence.char)) == "" {
+					inFence = fence{}
+				}
+				continue
+			}
+			if f, ok := openFence(bare); ok {
+				inFence = f
+				continue
+			}
+			scanInline(l, &tags, &links, labelFirst)
+		}
+	}
+	n.Tags, n.Links = tags.list, links.list
+}
+
+// stripContainerMarks removes leading white space, quote markers and a list
+// marker, leaving what a fence would start with.
+func stripContainerMarks(l string) string {
+	for {
+		_, rest := indentOf(l)
+		switch {
+		case rest == "":
+			return ""
+		case rest[0] == '>':
+			l = rest[1:]
+			continue
+		}
+		if m, ok := listMarker(rest); ok {
+			return m.content
+		}
+		return rest
+	}
+}
+
+// scanInline collects #tags and [[wikilinks]] from one line of prose,
+// skipping `code spans`.
+func scanInline(l string, tags, links *set, labelFirst bool) {
+	for i := 0; i < len(l); {
+		switch l[i] {
+		case '`':
+			n := 1
+			for i+n < len(l) && l[i+n] == '`' {
+				n++
+			}
+			run := l[i : i+n]
+			if j := strings.Index(l[i+n:], run); j >= 0 {
+				i += n + j + n
+			} else {
+				i += n
+			}
+			continue
+		case '#':
+			if i == 0 || isSpaceBefore(l, i) {
+				if t, n := readTag(l[i+1:]); n > 0 {
+					tags.add(t)
+					i += 1 + n
+					continue
+				}
+			}
+		case '[':
+			if strings.HasPrefix(l[i:], "[[") {
+				if j := strings.Index(l[i+2:], "]]"); j >= 0 {
+					links.add(wikiTarget(l[i+2:i+2+j], labelFirst))
+					i += 2 + j + 2
+					continue
+				}
+			}
+		}
+		i++
+	}
+}
+
+func isSpaceBefore(l string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(l[:i])
+	return unicode.IsSpace(r)
+}
+
+// readTag reads a tag after '#': letters, digits and _ - / . with at least
+// one non-digit, so "#123" (an issue number) and "#" alone are not tags.
+// Trailing punctuation (".", "-", "/") is not part of it.
+func readTag(s string) (string, int) {
+	n := 0
+	letter := false
+scan:
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		switch {
+		case unicode.IsLetter(r) || r == '_':
+			letter = true
+		case unicode.IsDigit(r), unicode.IsMark(r):
+		case (r == '-' || r == '/' || r == '.') && n > 0:
+		default:
+			break scan
+		}
+		n += size
+	}
+	t := strings.TrimRight(s[:n], "-/.")
+	if !letter || t == "" {
+		return "", 0
+	}
+	return strings.ToLower(t), n
+}
+
+// wikiTarget is the note a [[...]] names: without its alias, #anchor or
+// ^block reference, and without a dendron://vault/ prefix.
+func wikiTarget(s string, labelFirst bool) string {
+	if a, b, ok := strings.Cut(s, "|"); ok {
+		s = a
+		if labelFirst {
+			s = b
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "dendron://"); ok {
+		if _, note, ok := strings.Cut(rest, "/"); ok {
+			s = note
+		}
+	}
+	if i := strings.IndexAny(s, "#^"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+func normalizeTag(t string) string {
+	return strings.ToLower(strings.TrimLeft(strings.TrimSpace(t), "#"))
+}
+
+// set is an ordered set of non-empty strings.
+type set struct {
+	list []string
+	seen map[string]bool
+}
+
+func (s *set) add(v string) {
+	if v == "" || s.seen[v] {
+		return
+	}
+	if s.seen == nil {
+		s.seen = make(map[string]bool)
+	}
+	s.seen[v] = true
+	s.list = append(s.list, v)
+}
+
+// listOf reads a front matter value as a list of strings: a YAML list, or a
+// string of items separated by commas or spaces.
+func listOf(v any) []string {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			out = append(out, listOf(e)...)
+		}
+		return out
+	case string:
+		return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	default:
+		return []string{scalarString(v)}
+	}
+}

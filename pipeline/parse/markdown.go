@@ -1,0 +1,264 @@
+package parse
+
+import "strings"
+
+// parseMarkdown finds the blocks of a Markdown note and fills the note's
+// front matter, tags and links. It follows CommonMark where that is cheap
+// and is lenient where it is not: anything unrecognized is a paragraph.
+func parseMarkdown(lines []string, n *Note) []rawBlock {
+	p := &mdParser{lines: lines}
+	i := 0
+	if end, ok := frontMatterEnd(lines); ok {
+		p.add(FrontMatter, 0, 0, end, "")
+		n.FrontMatter = parseYAML(lines[1:end])
+		if len(n.FrontMatter) == 0 {
+			n.FrontMatter = nil
+		}
+		i = end + 1
+	}
+	for i < len(lines) {
+		i = p.block(i)
+	}
+	fillMarkdownMeta(n, lines, p.blocks)
+	return p.blocks
+}
+
+type mdParser struct {
+	lines  []string
+	blocks []rawBlock
+}
+
+func (p *mdParser) add(k Kind, level, start, end int, lang string) *rawBlock {
+	p.blocks = append(p.blocks, rawBlock{kind: k, level: level, start: start, end: end, lang: lang})
+	return &p.blocks[len(p.blocks)-1]
+}
+
+// block reads the block starting at line i (or skips a blank line) and
+// returns the line after it.
+func (p *mdParser) block(i int) int {
+	l := p.lines[i]
+	if isBlank(l) {
+		return i + 1
+	}
+	ind, rest := indentOf(l)
+	if ind >= 4 {
+		return p.indentedCode(i)
+	}
+	if f, ok := openFence(rest); ok {
+		f.indent = ind
+		end := closeFence(p.lines, i+1, f)
+		p.add(Code, 0, i, end, f.lang)
+		return end + 1
+	}
+	if level, title, ok := atxHeading(rest); ok {
+		p.add(Heading, level, i, i, "").title = title
+		return i + 1
+	}
+	if isThematicBreak(rest) {
+		p.add(ThematicBreak, 0, i, i, "")
+		return i + 1
+	}
+	if rest[0] == '>' {
+		return p.quote(i)
+	}
+	if m, ok := listMarker(rest); ok {
+		return p.listItem(i, ind, m)
+	}
+	if kind, ok := htmlStart(rest, false); ok {
+		end := htmlEnd(p.lines, i, kind)
+		p.add(HTML, 0, i, end, "")
+		return end + 1
+	}
+	if p.tableStart(i) {
+		return p.table(i)
+	}
+	return p.paragraph(i)
+}
+
+func (p *mdParser) indentedCode(i int) int {
+	end := i
+	for j := i + 1; j < len(p.lines); j++ {
+		if isBlank(p.lines[j]) {
+			continue
+		}
+		if ind, _ := indentOf(p.lines[j]); ind < 4 {
+			break
+		}
+		end = j
+	}
+	p.add(Code, 0, i, end, "")
+	return end + 1
+}
+
+// paragraph reads lines until a blank line or a line that starts another
+// block; a setext underline turns the lines above it into a heading.
+func (p *mdParser) paragraph(i int) int {
+	j := i + 1
+	for ; j < len(p.lines); j++ {
+		l := p.lines[j]
+		if isBlank(l) {
+			break
+		}
+		ind, rest := indentOf(l)
+		if ind < 4 {
+			if level := setextLevel(rest); level > 0 {
+				title := cleanTitle(strings.TrimSpace(strings.Join(trimAll(p.lines[i:j]), " ")))
+				p.add(Heading, level, i, j, "").title = title
+				return j + 1
+			}
+			if p.interrupts(j, rest) {
+				break
+			}
+		}
+	}
+	p.add(Paragraph, 0, i, j-1, "")
+	return j
+}
+
+// interrupts reports whether line j (indent under 4, rest after it) starts
+// a block that may interrupt a paragraph.
+func (p *mdParser) interrupts(j int, rest string) bool {
+	if _, ok := openFence(rest); ok {
+		return true
+	}
+	if _, _, ok := atxHeading(rest); ok {
+		return true
+	}
+	if isThematicBreak(rest) || rest[0] == '>' {
+		return true
+	}
+	if m, ok := listMarker(rest); ok && !m.empty && (!m.ordered || m.number == 1) {
+		return true
+	}
+	if _, ok := htmlStart(rest, true); ok {
+		return true
+	}
+	return p.tableStart(j)
+}
+
+func (p *mdParser) quote(i int) int {
+	j := i + 1
+	for ; j < len(p.lines); j++ {
+		l := p.lines[j]
+		if isBlank(l) {
+			break
+		}
+		ind, rest := indentOf(l)
+		if ind < 4 && rest[0] == '>' {
+			continue
+		}
+		if ind < 4 && p.interrupts(j, rest) {
+			break
+		}
+	}
+	_, rest := indentOf(p.lines[i])
+	depth := 0
+	for _, c := range rest {
+		if c == '>' {
+			depth++
+		} else if c != ' ' && c != '\t' {
+			break
+		}
+	}
+	p.add(Quote, depth, i, j-1, "")
+	return j
+}
+
+// listItem reads one top-level list item: its first line, lines indented
+// past its marker (nested lists, continuation paragraphs, code), lazy
+// continuation lines, and blank lines inside it. A fenced code block that
+// starts inside the item stays in it to its closing fence.
+func (p *mdParser) listItem(i, ind int, m marker) int {
+	end := i
+	depth, maxDepth := 1, 1
+	indents := []int{ind}
+	lastBlank := false
+	j := i
+	if f, ok := openFence(m.content); ok {
+		f.indent = ind + len(strings.TrimLeft(p.lines[i], " \t")) - len(m.content)
+		end = closeFence(p.lines, i+1, f)
+		j = end
+	}
+	for j++; j < len(p.lines); j++ {
+		l := p.lines[j]
+		if isBlank(l) {
+			lastBlank = true
+			continue
+		}
+		lind, rest := indentOf(l)
+		if lind <= ind {
+			if _, ok := listMarker(rest); ok || lastBlank || p.interrupts(j, rest) {
+				break
+			}
+		}
+		lastBlank = false
+		end = j
+		if f, ok := openFence(rest); ok {
+			f.indent = lind
+			end = closeFence(p.lines, j+1, f)
+			j = end
+			continue
+		}
+		if lind > ind {
+			if _, ok := listMarker(rest); ok {
+				for len(indents) > 1 && indents[len(indents)-1] >= lind {
+					indents = indents[:len(indents)-1]
+				}
+				if indents[len(indents)-1] < lind {
+					indents = append(indents, lind)
+				}
+				depth = len(indents)
+				maxDepth = max(maxDepth, depth)
+			}
+		}
+	}
+	p.add(List, maxDepth, i, end, "")
+	return end + 1
+}
+
+func (p *mdParser) tableStart(i int) bool {
+	if i+1 >= len(p.lines) || !strings.Contains(p.lines[i], "|") {
+		return false
+	}
+	return isDelimiterRow(p.lines[i+1])
+}
+
+func (p *mdParser) table(i int) int {
+	j := i + 2
+	for ; j < len(p.lines); j++ {
+		l := p.lines[j]
+		if isBlank(l) || !strings.Contains(l, "|") {
+			break
+		}
+		// A row that opens with '|' stays a row even if it reads like
+		// "| - item |"; other lines may start a block.
+		if ind, rest := indentOf(l); ind < 4 && rest[0] != '|' && p.interrupts(j, rest) {
+			break
+		}
+	}
+	p.add(Table, 0, i, j-1, "")
+	return j
+}
+
+func trimAll(ls []string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.TrimSpace(l)
+	}
+	return out
+}
+
+// frontMatterEnd finds the closing line of YAML front matter opened by
+// "---" on the first line. Without a closing "---" or "..." there is no
+// front matter, and the first line is read as a thematic break.
+func frontMatterEnd(lines []string) (int, bool) {
+	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
+		return 0, false
+	}
+	for j := 1; j < len(lines); j++ {
+		if l := strings.TrimRight(lines[j], " \t"); l == "---" || l == "..." {
+			return j, true
+		}
+	}
+	return 0, false
+}
