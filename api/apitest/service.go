@@ -1,0 +1,202 @@
+// Package apitest provides a Service that keeps its folders and notes in
+// memory, for tests of api's server and of its clients (memctl). It imports
+// memory for the wire types and nothing else of memd.
+package apitest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/memd-dev/memd/memory"
+)
+
+// Service is a fake of the memory service. Hooks left nil get a plain
+// answer from the fields. It is safe for concurrent use; lock Mu to read or
+// change fields while a server uses it.
+type Service struct {
+	Mu sync.Mutex
+	// Notes are the indexed notes by absolute path; Recall matches their
+	// chunks' text by substring.
+	Notes map[string]memory.NoteDetail
+	// FolderList are the registered folders by path.
+	FolderList map[string]memory.FolderStatus
+	SkipList   []memory.Skip
+	Pending    int
+	// LastReindex and LastForget are the paths of the last such calls.
+	LastReindex, LastForget string
+	LastRecall              memory.RecallRequest
+
+	// RecallHook, when set, answers Recall instead.
+	RecallHook func(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error)
+	// WaitIdleHook, when set, answers WaitIdle instead of returning nil.
+	WaitIdleHook func(ctx context.Context) error
+
+	// Events feeds every subscriber (each event goes to one of them).
+	Events chan memory.Event
+	// Unsubscribed gets a value each time a subscription ends.
+	Unsubscribed chan struct{}
+}
+
+// New returns an empty Service.
+func New() *Service {
+	return &Service{
+		Notes:        map[string]memory.NoteDetail{},
+		FolderList:   map[string]memory.FolderStatus{},
+		Events:       make(chan memory.Event),
+		Unsubscribed: make(chan struct{}, 64),
+	}
+}
+
+// Recall returns the chunks whose text contains the query, in path order.
+func (s *Service) Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error) {
+	if s.RecallHook != nil {
+		return s.RecallHook(ctx, r)
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.LastRecall = r
+	res := memory.RecallResult{Hits: []memory.Hit{}}
+	for _, p := range s.sortedNotes() {
+		for _, c := range s.Notes[p].Chunks {
+			if strings.Contains(c.Text, r.Query) {
+				res.Hits = append(res.Hits, c)
+			}
+		}
+	}
+	return res, nil
+}
+
+func (s *Service) sortedNotes() []string {
+	paths := make([]string, 0, len(s.Notes))
+	for p := range s.Notes {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// Status counts the fields.
+func (s *Service) Status(ctx context.Context) (memory.Status, error) {
+	folders, _ := s.Folders(ctx)
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	st := memory.Status{Version: "apitest", Folders: folders, Notes: len(s.Notes), Pending: s.Pending, Skipped: len(s.SkipList)}
+	for _, n := range s.Notes {
+		st.Chunks += len(n.Chunks)
+	}
+	return st, nil
+}
+
+// AddFolder registers path; adding it again is not an error.
+func (s *Service) AddFolder(_ context.Context, path string) (memory.FolderStatus, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	f, ok := s.FolderList[path]
+	if !ok {
+		f = memory.FolderStatus{Path: path, Watching: true}
+		s.FolderList[path] = f
+	}
+	return f, nil
+}
+
+// RemoveFolder unregisters path, or wraps memory.ErrUnknownFolder.
+func (s *Service) RemoveFolder(_ context.Context, path string) error {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if _, ok := s.FolderList[path]; !ok {
+		return fmt.Errorf("%w: %s is not registered; memctl status lists the folders", memory.ErrUnknownFolder, path)
+	}
+	delete(s.FolderList, path)
+	return nil
+}
+
+// Folders lists the registered folders in path order.
+func (s *Service) Folders(context.Context) ([]memory.FolderStatus, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	out := []memory.FolderStatus{}
+	for _, f := range s.FolderList {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Note returns the note at path, or wraps memory.ErrNotFound.
+func (s *Service) Note(_ context.Context, path string) (memory.NoteDetail, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	n, ok := s.Notes[path]
+	if !ok {
+		return memory.NoteDetail{}, fmt.Errorf("%w: note %s is not indexed", memory.ErrNotFound, path)
+	}
+	return n, nil
+}
+
+// Forget drops the note at path, or wraps memory.ErrNotFound.
+func (s *Service) Forget(_ context.Context, path string) error {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.LastForget = path
+	if _, ok := s.Notes[path]; !ok {
+		return fmt.Errorf("%w: note %s is not indexed", memory.ErrNotFound, path)
+	}
+	delete(s.Notes, path)
+	return nil
+}
+
+// Reindex records path and reports every note under it as queued.
+func (s *Service) Reindex(_ context.Context, path string) (int, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.LastReindex = path
+	n := 0
+	for p := range s.Notes {
+		if strings.HasPrefix(p, path) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Skips returns SkipList.
+func (s *Service) Skips(context.Context) ([]memory.Skip, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return append([]memory.Skip{}, s.SkipList...), nil
+}
+
+// Subscribe passes on events sent to Events until ctx ends.
+func (s *Service) Subscribe(ctx context.Context) <-chan memory.Event {
+	out := make(chan memory.Event)
+	go func() {
+		defer func() {
+			close(out)
+			s.Unsubscribed <- struct{}{}
+		}()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-s.Events:
+				select {
+				case out <- ev:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// WaitIdle returns nil, or what WaitIdleHook says.
+func (s *Service) WaitIdle(ctx context.Context) error {
+	if s.WaitIdleHook != nil {
+		return s.WaitIdleHook(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/memd-dev/memd/memory"
+)
+
+// ErrNotRunning means no daemon answers on the client's socket: the socket
+// file is missing, or nobody listens on it.
+var ErrNotRunning = errors.New("memd is not running")
+
+// Client calls a memd daemon over its unix socket. It is safe for
+// concurrent use. Answers other than 2xx come back as *Error.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// NewClient returns a client of the daemon listening at socketPath.
+func NewClient(socketPath string) *Client {
+	d := &net.Dialer{Timeout: 2 * time.Second}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", socketPath)
+		},
+		MaxIdleConns:          4,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: 0, // long polls and streams wait on purpose; callers bound them with ctx
+	}
+	return &Client{socket: socketPath, http: &http.Client{Transport: tr}}
+}
+
+// Socket is the path the client dials.
+func (c *Client) Socket() string { return c.socket }
+
+// Close drops idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// Recall asks for the chunks that best answer r.Query.
+func (c *Client) Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error) {
+	var res memory.RecallResult
+	err := c.do(ctx, "POST", "/v1/recall", r, &res)
+	return res, err
+}
+
+// Status reports what the daemon holds and is doing.
+func (c *Client) Status(ctx context.Context) (memory.Status, error) {
+	var st memory.Status
+	err := c.do(ctx, "GET", "/v1/status", nil, &st)
+	return st, err
+}
+
+// AddFolder registers the folder at the absolute path and starts indexing it.
+func (c *Client) AddFolder(ctx context.Context, path string) (memory.FolderStatus, error) {
+	var f memory.FolderStatus
+	err := c.do(ctx, "POST", "/v1/folders", pathBody{Path: path}, &f)
+	return f, err
+}
+
+// RemoveFolder stops watching a folder and drops its notes from the index.
+func (c *Client) RemoveFolder(ctx context.Context, path string) error {
+	return c.do(ctx, "DELETE", "/v1/folders", pathBody{Path: path}, nil)
+}
+
+// Folders lists the registered folders.
+func (c *Client) Folders(ctx context.Context) ([]memory.FolderStatus, error) {
+	var l folderList
+	err := c.do(ctx, "GET", "/v1/folders", nil, &l)
+	return l.Folders, err
+}
+
+// Note returns the indexed note at the absolute path, with its chunks.
+func (c *Client) Note(ctx context.Context, path string) (memory.NoteDetail, error) {
+	var d memory.NoteDetail
+	err := c.do(ctx, "GET", "/v1/notes?"+url.Values{"path": {path}}.Encode(), nil, &d)
+	return d, err
+}
+
+// Forget drops the note at the absolute path from the index until it changes.
+func (c *Client) Forget(ctx context.Context, path string) error {
+	return c.do(ctx, "DELETE", "/v1/notes", pathBody{Path: path}, nil)
+}
+
+// Reindex queues a note or folder ("" for every folder) to be indexed again
+// and returns how many jobs were queued.
+func (c *Client) Reindex(ctx context.Context, path string) (int, error) {
+	var res reindexResult
+	var body any
+	if path != "" {
+		body = pathBody{Path: path}
+	}
+	err := c.do(ctx, "POST", "/v1/reindex", body, &res)
+	return res.Queued, err
+}
+
+// Skips lists the files that were not indexed, and why.
+func (c *Client) Skips(ctx context.Context) ([]memory.Skip, error) {
+	var l skipList
+	err := c.do(ctx, "GET", "/v1/skips", nil, &l)
+	return l.Skips, err
+}
+
+// WaitIdle returns when the daemon has no indexing work pending, or with
+// ctx's error when ctx ends first.
+func (c *Client) WaitIdle(ctx context.Context) error {
+	for {
+		var res idleResult
+		if err := c.do(ctx, "GET", "/v1/idle?timeout=30s", nil, &res); err != nil {
+			return err
+		}
+		if res.Idle {
+			return nil
+		}
+	}
+}
+
+// do sends one request with body (nil for none) as JSON and decodes a 2xx
+// answer into out (nil to drop it).
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	resp, err := c.send(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// send makes the request and returns a 2xx response for the caller to read
+// and close; any other answer is turned into an *Error.
+func (c *Client) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: encode request: %w", method, path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://memd"+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if notRunning(err) {
+			return nil, fmt.Errorf("%w: nothing answers on %s", ErrNotRunning, c.socket)
+		}
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, readError(resp)
+	}
+	return resp, nil
+}
+
+// notRunning tells a daemon that is not there from other failures.
+func notRunning(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// readError decodes an error answer, keeping what it can of one that is not
+// memd's JSON (a proxy, or a daemon of another version).
+func readError(resp *http.Response) *Error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var b errorBody
+	if json.Unmarshal(raw, &b) == nil && b.Error != nil && b.Error.Code != "" {
+		b.Error.Status = resp.StatusCode
+		return b.Error
+	}
+	msg := string(bytes.TrimSpace(raw))
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &Error{Status: resp.StatusCode, Code: codeOf(resp.StatusCode), Message: msg}
+}
+
+func codeOf(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return CodeBadRequest
+	case http.StatusForbidden:
+		return CodeForbidden
+	case http.StatusNotFound:
+		return CodeNotFound
+	case http.StatusMethodNotAllowed:
+		return CodeMethodNotAllowed
+	case http.StatusRequestEntityTooLarge:
+		return CodeTooLarge
+	case http.StatusServiceUnavailable:
+		return CodeUnavailable
+	case http.StatusGatewayTimeout:
+		return CodeTimeout
+	}
+	return CodeInternal
+}

@@ -1,0 +1,24 @@
+package api
+
+import (
+	"context"
+
+	"github.com/memd-dev/memd/memory"
+)
+
+// Service is what the server answers from; *memory.Service implements it.
+// Errors wrapping memory.ErrBadRequest, ErrNotFound, ErrUnknownFolder and
+// ErrUnavailable become 400, 404, 404 and 503 answers.
+type Service interface {
+	Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error)
+	Status(ctx context.Context) (memory.Status, error)
+	AddFolder(ctx context.Context, path string) (memory.FolderStatus, error)
+	RemoveFolder(ctx context.Context, path string) error
+	Folders(ctx context.Context) ([]memory.FolderStatus, error)
+	Note(ctx context.Context, path string) (memory.NoteDetail, error)
+	Forget(ctx context.Context, path string) error
+	Reindex(ctx context.Context, path string) (int, error) // "" = all; returns jobs queued
+	Skips(ctx context.Context) ([]memory.Skip, error)
+	Subscribe(ctx context.Context) <-chan memory.Event // closed when ctx ends
+	WaitIdle(ctx context.Context) error                // returns when no indexing work is pending
+}

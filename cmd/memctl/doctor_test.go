@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/memory"
+)
+
+func TestDoctor(t *testing.T) {
+	svc := apitest.New()
+	svc.FolderList["/definitely/not/here"] = memory.FolderStatus{Path: "/definitely/not/here"}
+	sock := fakeDaemon(t, svc)
+	t.Setenv("MEMD_LLAMA_LIB", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	data := t.TempDir()
+	os.Chmod(data, 0o755)
+	a, out := &app{data: data, socket: sock}, []check(nil)
+	out = a.diagnose(t.Context())
+	got := map[string]string{}
+	for _, c := range out {
+		got[c.Name] = c.Status
+		if c.Status != checkOK && c.Fix == "" {
+			t.Errorf("%s is %s with no fix", c.Name, c.Status)
+		}
+	}
+	want := map[string]string{"socket": checkOK, "data": checkWarn, "store": checkOK, "folders": checkWarn, "runtime": checkWarn}
+	b, _ := json.Marshal(out)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s (%s)", k, got[k], v, b)
+		}
+	}
+}
+
+func TestDoctorNoDaemon(t *testing.T) {
+	t.Setenv("MEMD_LLAMA_LIB", filepath.Join(t.TempDir(), "nope"))
+	stdout, _, err := run(t, filepath.Join(t.TempDir(), "none.sock"), "doctor", "--json")
+	if err == nil {
+		t.Fatal("doctor with no daemon and a bad MEMD_LLAMA_LIB passed")
+	}
+	var r struct{ Checks []check }
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || len(r.Checks) != 5 {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if r.Checks[0].Status != checkFail || r.Checks[4].Status != checkFail {
+		t.Fatalf("%+v", r.Checks)
+	}
+}

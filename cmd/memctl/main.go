@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/api"
+)
+
+// version is set at link time (-ldflags "-X main.version=…").
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRoot(&app{out: os.Stdout, errOut: os.Stderr}).ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "memctl:", describe(err))
+		os.Exit(1)
+	}
+}
+
+// app is what every subcommand shares: where the daemon is, how to print.
+type app struct {
+	data, socket string
+	json         bool
+	out, errOut  io.Writer
+	// noStart keeps memctl from starting a daemon (tests of the refusal).
+	noStart bool
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "memctl",
+		Short: "memctl talks to memd, the local memory daemon for your notes",
+		Long: `memctl talks to memd, the local memory daemon for your notes. It starts
+memd in the background when no daemon answers on the socket.`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		Version:           version,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+	}
+	root.SetOut(a.out)
+	root.SetErr(a.errOut)
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.data, "data", envOr("MEMD_DATA", api.DefaultDataDir()), "memd's data folder (env MEMD_DATA)")
+	pf.StringVar(&a.socket, "socket", envOr("MEMD_SOCKET", api.DefaultSocket()), "memd's unix socket (env MEMD_SOCKET)")
+	pf.BoolVar(&a.json, "json", false, "print results as JSON")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		var err error
+		if a.data, err = filepath.Abs(a.data); err != nil {
+			return err
+		}
+		a.socket, err = filepath.Abs(a.socket)
+		return err
+	}
+	root.AddCommand(newAddCmd(a), newRmCmd(a), newStatusCmd(a), newRecallCmd(a),
+		newForgetCmd(a), newReindexCmd(a), newDoctorCmd(a))
+	return root
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// describe is the line a person reads when a command fails.
+func describe(err error) string {
+	var e *api.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// absPath makes a path from the command line absolute, resolving symlinks
+// where the file exists, since the daemon knows files by their real path.
+func absPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("make %s absolute: %w", p, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	// A file that is gone (forget, rm) still has a folder that may exist.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs)), nil
+	}
+	return abs, nil
+}

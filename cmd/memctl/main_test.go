@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/api/apitest"
+)
+
+// fakeDaemon serves svc on a fresh short socket and returns its path.
+func fakeDaemon(t *testing.T, svc *apitest.Service) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "memctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "memd.sock")
+	l, err := api.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := api.NewServer(svc, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	go s.Serve(l)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return sock
+}
+
+// run runs memctl with args against the socket and returns stdout, stderr
+// and the error. It never starts a daemon.
+func run(t *testing.T, sock string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{out: &out, errOut: &errOut, noStart: true}
+	root := newRoot(a)
+	root.SetArgs(append([]string{"--socket", sock, "--data", t.TempDir()}, args...))
+	err := root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// printJSON writes v as indented JSON on stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("print JSON: %w", err)
+	}
+	return nil
+}
+
+// removedJSON is what rm and forget print with --json.
+type removedJSON struct {
+	Path    string `json:"path"`
+	Removed bool   `json:"removed"`
+}

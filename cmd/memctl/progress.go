@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/memory"
+)
+
+// progress follows indexing until the daemon is idle: it counts notes from
+// the event stream and from status polls, takes the pending count from
+// both, and draws a bar on a terminal.
+type progress struct {
+	c      *api.Client
+	desc   string
+	w      io.Writer // nil: draw nothing
+	events chan memory.Event
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// startProgress subscribes to events now, so that work the caller starts
+// next is counted. stop must be called.
+func (a *app) startProgress(ctx context.Context, c *api.Client, desc string) *progress {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &progress{c: c, desc: desc, cancel: cancel}
+	if !a.json && isTerminal(a.errOut) {
+		p.w = a.errOut
+	}
+	s, err := c.Events(ctx)
+	if err != nil {
+		return p // status polls alone drive the bar
+	}
+	p.events = make(chan memory.Event, 64)
+	p.wg.Go(func() {
+		defer close(p.events)
+		defer s.Close()
+		for {
+			ev, err := s.Next()
+			if err != nil {
+				return
+			}
+			select {
+			case p.events <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	return p
+}
+
+// untilIdle returns when the daemon has no indexing work pending.
+func (p *progress) untilIdle(ctx context.Context) error {
+	idle := make(chan error, 1)
+	p.wg.Go(func() { idle <- p.c.WaitIdle(ctx) })
+	var bar *progressbar.ProgressBar
+	done, pending := 0, -1
+	draw := func() {
+		if p.w == nil || pending < 0 {
+			return
+		}
+		if bar == nil {
+			bar = progressbar.NewOptions(max(done+pending, 1), progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetDescription(p.desc), progressbar.OptionShowCount(),
+				progressbar.OptionSetItsString("notes"), progressbar.OptionShowIts(),
+				progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish())
+		}
+		bar.ChangeMax(max(done+pending, 1))
+		_ = bar.Set(done)
+	}
+	base := int64(-1)
+	poll := func() {
+		st, err := p.c.Status(ctx)
+		if err != nil {
+			return
+		}
+		if base < 0 {
+			base = st.Indexed
+		}
+		// Events can be dropped for a slow reader; the daemon's own count
+		// of notes indexed catches the bar up.
+		done = max(done, int(st.Indexed-base))
+		pending = st.Pending
+		draw()
+	}
+	poll()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-idle:
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			return err
+		case ev, ok := <-p.events:
+			if !ok {
+				p.events = nil
+				continue
+			}
+			switch ev.Type {
+			case memory.EventIndexed, memory.EventRemoved, memory.EventSkipped:
+				done++
+			}
+			pending = ev.Pending
+			draw()
+		case <-tick.C:
+			poll()
+		}
+	}
+}
+
+func (p *progress) stop() {
+	p.cancel()
+	p.wg.Wait()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

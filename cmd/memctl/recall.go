@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/memory"
+)
+
+// hitJSON is one hit as recall --json prints it; the field set is a
+// documented contract, so it is spelled out rather than memory.Hit as is.
+type hitJSON struct {
+	Folder    string   `json:"folder"`
+	Path      string   `json:"path"`
+	StartLine int      `json:"start_line"`
+	EndLine   int      `json:"end_line"`
+	Heading   []string `json:"heading"`
+	Text      string   `json:"text"`
+	Summary   string   `json:"summary"`
+	Score     float64  `json:"score"`
+}
+
+type recallJSON struct {
+	Hits []hitJSON `json:"hits"`
+}
+
+func newRecallCmd(a *app) *cobra.Command {
+	var (
+		req           memory.RecallRequest
+		after, before string
+	)
+	cmd := &cobra.Command{
+		Use:   `recall "query"`,
+		Short: "Show the chunks of your notes that best answer a query",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Query = strings.Join(args, " ")
+			f := &req.Filters
+			var err error
+			if f.Folder != "" {
+				if f.Folder, err = absPath(f.Folder); err != nil {
+					return err
+				}
+			}
+			if f.PathPrefix != "" {
+				slash := strings.HasSuffix(f.PathPrefix, "/")
+				if f.PathPrefix, err = absPath(f.PathPrefix); err != nil {
+					return err
+				}
+				if slash && !strings.HasSuffix(f.PathPrefix, "/") {
+					f.PathPrefix += "/"
+				}
+			}
+			if f.ModifiedAfter, err = parseDate("--after", after); err != nil {
+				return err
+			}
+			if f.ModifiedBefore, err = parseDate("--before", before); err != nil {
+				return err
+			}
+			c, err := a.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			res, err := c.Recall(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(toRecallJSON(res.Hits))
+			}
+			if len(res.Hits) == 0 {
+				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
+			}
+			printHits(a.out, res.Hits)
+			for _, w := range res.Warnings {
+				fmt.Fprintln(a.errOut, "warning:", w)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&req.K, "k", "k", 0, fmt.Sprintf("how many hits (default %d, at most %d)", memory.DefaultK, memory.MaxK))
+	fl.StringVar(&req.Filters.Folder, "folder", "", "only notes of this registered folder")
+	fl.StringVar(&req.Filters.PathPrefix, "path", "", "only notes whose path starts with this")
+	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag (repeat: every tag must be on the note)")
+	fl.StringVar(&after, "after", "", "only notes modified after this date (2006-01-02 or RFC 3339)")
+	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
+	return cmd
+}
+
+func toRecallJSON(hits []memory.Hit) recallJSON {
+	out := recallJSON{Hits: make([]hitJSON, 0, len(hits))}
+	for _, h := range hits {
+		heading := h.Heading
+		if heading == nil {
+			heading = []string{}
+		}
+		out.Hits = append(out.Hits, hitJSON{Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
+			Heading: heading, Text: h.Text, Summary: h.Summary, Score: h.Score})
+	}
+	return out
+}
+
+// parseDate reads a date given on the command line; a bare date is
+// midnight in the local time zone.
+func parseDate(flag, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04", "2006-01-02 15:04", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%s %q is not a date; write it as 2026-01-31, 2026-01-31T14:30 or in RFC 3339", flag, s)
+}
+
+// excerptLines and excerptWidth bound the text shown under each hit.
+const (
+	excerptLines = 4
+	excerptWidth = 100
+)
+
+// printHits writes each hit as "path:start-end  heading > path  score" and
+// an indented excerpt.
+func printHits(w io.Writer, hits []memory.Hit) {
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		head := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		if len(h.Heading) > 0 {
+			head += "  " + strings.Join(h.Heading, " > ")
+		}
+		fmt.Fprintf(w, "%s  %.3f\n", head, h.Score)
+		for _, line := range excerpt(h.Text) {
+			fmt.Fprintln(w, "    "+line)
+		}
+	}
+}
+
+// excerpt returns the first non-blank lines of text, each cut to the width.
+func excerpt(text string) []string {
+	var out []string
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if len(out) == excerptLines {
+			out[len(out)-1] += " …"
+			break
+		}
+		if utf8.RuneCountInString(line) > excerptWidth {
+			r := []rune(line)
+			line = string(r[:excerptWidth-1]) + "…"
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/memory"
+)
+
+func recallFake() *apitest.Service {
+	svc := apitest.New()
+	svc.Notes["/n/garden.md"] = memory.NoteDetail{Path: "/n/garden.md", Chunks: []memory.Hit{{
+		Folder: "/n", Path: "/n/garden.md", StartLine: 3, EndLine: 9, Heading: []string{"Garden", "Tomatoes"},
+		Text: "## Tomatoes\n\nWater tomatoes deeply twice a week.\n", Summary: "watering", Score: 1.25, ChunkID: 7, Title: "x",
+	}}}
+	return svc
+}
+
+func TestRecallHuman(t *testing.T) {
+	sock := fakeDaemon(t, recallFake())
+	out, _, err := run(t, sock, "recall", "tomatoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/n/garden.md:3-9  Garden > Tomatoes  1.250\n    ## Tomatoes\n    Water tomatoes deeply twice a week.\n"
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestRecallJSON(t *testing.T) {
+	sock := fakeDaemon(t, recallFake())
+	out, _, err := run(t, sock, "recall", "--json", "tomatoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string][]map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if len(got) != 1 || len(got["hits"]) != 1 {
+		t.Fatalf("want exactly {\"hits\":[…]} with one hit, got %s", out)
+	}
+	var keys []string
+	for k := range got["hits"][0] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{"end_line", "folder", "heading", "path", "score", "start_line", "summary", "text"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("hit keys %v, want %v", keys, want)
+	}
+	out, _, err = run(t, sock, "recall", "--json", "nothing like it")
+	if err != nil || strings.TrimSpace(out) != `{`+"\n"+`  "hits": []`+"\n"+`}` {
+		t.Fatalf("no hits: %q %v", out, err)
+	}
+}
+
+func TestRecallFilters(t *testing.T) {
+	svc := recallFake()
+	sock := fakeDaemon(t, svc)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	_, _, err := run(t, sock, "recall", "-k", "3", "--folder", ".", "--path", "sub/", "--tag", "a", "--tag", "b",
+		"--after", "2026-01-02", "--before", "2026-02-01T10:00:00Z", "water", "tomatoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	r := svc.LastRecall
+	f := r.Filters
+	if r.Query != "water tomatoes" || r.K != 3 || f.Folder != real || f.PathPrefix != filepath.Join(real, "sub")+"/" ||
+		!reflect.DeepEqual(f.Tags, []string{"a", "b"}) {
+		t.Fatalf("request %+v", r)
+	}
+	if !f.ModifiedAfter.Equal(time.Date(2026, 1, 2, 0, 0, 0, 0, time.Local)) ||
+		!f.ModifiedBefore.Equal(time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)) {
+		t.Fatalf("dates %v %v", f.ModifiedAfter, f.ModifiedBefore)
+	}
+}
+
+func TestRecallErrors(t *testing.T) {
+	sock := fakeDaemon(t, recallFake())
+	tests := []struct {
+		args []string
+		says string
+	}{
+		{[]string{"recall", "--after", "yesterday", "x"}, "--after \"yesterday\" is not a date"},
+		{[]string{"recall", "-k", "5000", "x"}, `"k" is 5000`},
+		{[]string{"recall"}, "requires at least 1 arg"},
+	}
+	for _, tt := range tests {
+		_, _, err := run(t, sock, tt.args...)
+		if err == nil || !strings.Contains(describe(err), tt.says) {
+			t.Errorf("%v: got %v, want it to say %q", tt.args, err, tt.says)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", 150)
+	got := excerpt("\n  \none\ntwo\n\nthree\nfour\nfive\n" + long)
+	want := []string{"one", "two", "three", "four …"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if got := excerpt(long); len([]rune(got[0])) != excerptWidth {
+		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
+	}
+}

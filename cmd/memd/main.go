@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/store"
+)
+
+// exitInUse is the exit status when another memd holds the data folder or
+// the socket; memctl, which may race another memctl to start a daemon,
+// tells it from other failures.
+const exitInUse = 3
+
+func main() {
+	ctx, stop := signalContext(context.Background())
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "memd:", err)
+		if errors.Is(err, store.ErrLocked) || errors.Is(err, api.ErrAlreadyRunning) {
+			os.Exit(exitInUse)
+		}
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	var cfg config
+	root := &cobra.Command{
+		Use:   "memd",
+		Short: "memd is the local memory daemon for your notes",
+		Long: `memd indexes your notes folders and answers recall over a unix socket.
+It runs in the foreground and logs to stderr; memctl starts it in the
+background when needed. SIGINT or SIGTERM stop it cleanly.`,
+		Args:              cobra.NoArgs,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cfg.resolve(cmd.Flags()); err != nil {
+				return err
+			}
+			return serve(cmd.Context(), cfg)
+		},
+	}
+	cfg.register(root.Flags())
+	root.AddCommand(newVersionCmd())
+	addRuntimeCmd(root)
+	return root
+}
