@@ -3,4 +3,19 @@
 // parses notes into blocks, cuts them into chunks and writes them to the store.
 //
 // It imports store and inference, never memory or api.
+//
+// Decisions a caller may rely on:
+//   - Folders may not nest: adding a folder inside or around a registered
+//     one fails with ErrNestedFolder, so each note has exactly one folder.
+//   - Symlinks are never followed, neither to folders (so link loops cannot
+//     hang a walk) nor to files (a linked note is not indexed; index the
+//     folder it lives in instead).
+//   - Dot files and dot folders, node_modules, and the .gitignore-syntax
+//     patterns of .memdignore and .gitignore at the folder's root are ignored.
+//   - A folder that vanishes keeps its notes (it may be an unmounted drive)
+//     and is reported as "folder vanished"; a reconcile re-watches it when it
+//     is back.
+//   - A rename is recognized by content hash when the new path is processed
+//     before the old one's removal (the watcher and reconcile queue present
+//     files first); the note then keeps its chunks and their ids.
 package pipeline

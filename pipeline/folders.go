@@ -1,0 +1,323 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// FolderState is a registered folder and what the watcher knows of it.
+type FolderState struct {
+	Path     string    `json:"path"`
+	Added    time.Time `json:"added"`
+	Watching bool      `json:"watching"`
+	Error    string    `json:"error,omitempty"` // e.g. "folder vanished"
+}
+
+// errVanished is the FolderState error of a folder that is no longer on
+// disk. Its notes are kept (it may be an unmounted drive) and it is watched
+// again when a reconcile finds it back.
+const errVanished = "folder vanished"
+
+// AddFolder registers the folder at path, queues its notes and, while Run
+// runs, starts watching it. The path is made absolute and clean and its
+// symlinks are resolved; it must be an existing directory (ErrNotDir).
+// Adding a registered folder again returns it unchanged. A folder inside,
+// or containing, a registered one is refused with ErrNestedFolder, so that
+// every note belongs to exactly one folder.
+func (ix *Indexer) AddFolder(ctx context.Context, path string) (store.Folder, error) {
+	root, err := canonicalDir(path)
+	if err != nil {
+		return store.Folder{}, err
+	}
+	ix.folderMu.Lock()
+	defer ix.folderMu.Unlock()
+
+	folders, err := ix.storedFolders()
+	if err != nil {
+		return store.Folder{}, fmt.Errorf("add folder %s: %w", root, err)
+	}
+	for _, f := range folders {
+		switch {
+		case f.Path == root:
+			ix.ensureRuntime(root)
+			ix.startWatch(root)
+			return f, nil
+		case within(f.Path, root):
+			return store.Folder{}, fmt.Errorf("add folder %s: %w: it is inside %s, which is already indexed", root, ErrNestedFolder, f.Path)
+		case within(root, f.Path):
+			return store.Folder{}, fmt.Errorf("add folder %s: %w: it contains %s; remove that one first (memctl rm %s)", root, ErrNestedFolder, f.Path, f.Path)
+		}
+	}
+
+	f := store.Folder{Path: root, Added: time.Now().UTC()}
+	if err := ix.db.Update(func(tx *store.Tx) error { return tx.PutFolder(f) }); err != nil {
+		return store.Folder{}, fmt.Errorf("add folder %s: %w", root, err)
+	}
+	ix.ensureRuntime(root)
+	ix.startWatch(root)
+	if _, err := ix.reconcile(ctx, root); err != nil {
+		return f, fmt.Errorf("add folder %s: scan: %w", root, err)
+	}
+	return f, nil
+}
+
+// RemoveFolder stops watching the folder at path and deletes its notes,
+// queued jobs and skips. An unregistered path gives ErrUnknownFolder.
+func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
+	root := canonicalPath(path)
+	ix.folderMu.Lock()
+	defer ix.folderMu.Unlock()
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+
+	if err := ix.db.View(func(tx *store.Tx) error {
+		_, err := tx.Folder(root)
+		return err
+	}); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("remove folder %s: %w (memctl status lists the folders)", path, ErrUnknownFolder)
+		}
+		return fmt.Errorf("remove folder %s: %w", path, err)
+	}
+	ix.mu.Lock()
+	w := ix.w
+	delete(ix.folders, root)
+	ix.mu.Unlock()
+	if w != nil {
+		w.removeTree(root)
+	}
+	prefix := dirPrefix(root)
+	var ev Event
+	err := ix.db.Update(func(tx *store.Tx) error {
+		if err := tx.DeleteFolder(root); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteNotesUnder(prefix); err != nil {
+			return err
+		}
+		if err := tx.DeleteJobsUnder(prefix); err != nil {
+			return err
+		}
+		if err := tx.DeleteSkipsUnder(prefix); err != nil {
+			return err
+		}
+		c := tx.Counts()
+		ev = Event{Type: EventProgress, Folder: root, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove folder %s: %w", root, err)
+	}
+	ix.emit(ev)
+	return nil
+}
+
+// Folders lists the registered folders with their watch state.
+func (ix *Indexer) Folders() []FolderState {
+	folders, err := ix.storedFolders()
+	if err != nil {
+		ix.log.Warn("list folders", "err", err)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	out := make([]FolderState, 0, len(folders))
+	for _, f := range folders {
+		st := FolderState{Path: f.Path, Added: f.Added}
+		if rt := ix.folders[f.Path]; rt != nil {
+			st.Watching, st.Error = rt.watching, rt.err
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// loadFolders brings the in-memory folder table in line with the store.
+func (ix *Indexer) loadFolders() error {
+	folders, err := ix.storedFolders()
+	if err != nil {
+		return err
+	}
+	for _, f := range folders {
+		ix.ensureRuntime(f.Path)
+	}
+	return nil
+}
+
+func (ix *Indexer) storedFolders() ([]store.Folder, error) {
+	var folders []store.Folder
+	err := ix.db.View(func(tx *store.Tx) error {
+		var err error
+		folders, err = tx.Folders()
+		return err
+	})
+	return folders, err
+}
+
+// ensureRuntime adds root to the folder table, reading its ignore files.
+func (ix *Indexer) ensureRuntime(root string) {
+	ix.mu.Lock()
+	_, ok := ix.folders[root]
+	ix.mu.Unlock()
+	if ok {
+		return
+	}
+	rules, err := loadIgnoreRules(root)
+	if err != nil {
+		ix.log.Warn("read ignore file; its patterns are not applied", "folder", root, "err", err)
+	}
+	ix.mu.Lock()
+	if _, ok := ix.folders[root]; !ok {
+		ix.folders[root] = &folderRuntime{rules: rules}
+	}
+	ix.mu.Unlock()
+}
+
+// reloadRules re-reads root's ignore files after one changed.
+func (ix *Indexer) reloadRules(root string) {
+	rules, err := loadIgnoreRules(root)
+	if err != nil {
+		ix.log.Warn("read ignore file; its patterns are not applied", "folder", root, "err", err)
+	}
+	ix.mu.Lock()
+	if rt := ix.folders[root]; rt != nil {
+		rt.rules = rules
+	}
+	ix.mu.Unlock()
+}
+
+// startWatch watches root's tree while Run runs; otherwise Run will.
+func (ix *Indexer) startWatch(root string) {
+	ix.mu.Lock()
+	w := ix.w
+	ix.mu.Unlock()
+	if w != nil {
+		w.watchFolder(root)
+	}
+}
+
+func (ix *Indexer) setFolderState(root string, watching bool, errText string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if rt := ix.folders[root]; rt != nil {
+		rt.watching, rt.err = watching, errText
+	}
+}
+
+func (ix *Indexer) folderWatching(root string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	rt := ix.folders[root]
+	return rt != nil && rt.watching
+}
+
+// folderOf returns the registered folder that holds path (or is path) and
+// its ignore rules.
+func (ix *Indexer) folderOf(path string) (string, *ignoreRules, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for root, rt := range ix.folders {
+		if path == root || within(path, root) {
+			return root, rt.rules, true
+		}
+	}
+	return "", nil, false
+}
+
+// rulesFor returns the ignore rules of a registered root.
+func (ix *Indexer) rulesFor(root string) (*ignoreRules, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	rt := ix.folders[root]
+	if rt == nil {
+		return nil, false
+	}
+	return rt.rules, true
+}
+
+func (ix *Indexer) roots() []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	out := make([]string, 0, len(ix.folders))
+	for root := range ix.folders {
+		out = append(out, root)
+	}
+	return out
+}
+
+// canonicalDir resolves path to the absolute, clean, symlink-free path of
+// an existing directory.
+func canonicalDir(path string) (string, error) {
+	if path == "" {
+		return "", fmt.Errorf("add folder: %w: no path given", ErrNotDir)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("add folder %s: %w", path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("add folder %s: %w: it does not exist", abs, ErrNotDir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("add folder %s: %w", abs, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("add folder %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("add folder %s: %w: it is a file; give the folder that holds your notes", abs, ErrNotDir)
+	}
+	return real, nil
+}
+
+// canonicalPath makes path absolute and clean and resolves the symlinks of
+// its longest existing ancestor, so a path named through a link matches the
+// stored one even when its last parts are gone.
+func canonicalPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for p := abs; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
+// within reports whether path is strictly inside dir.
+func within(path, dir string) bool {
+	return strings.HasPrefix(path, dirPrefix(dir)) && path != dir
+}
+
+// dirPrefix is dir with one trailing separator: the key prefix of its notes.
+func dirPrefix(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir
+	}
+	return dir + string(filepath.Separator)
+}
+
+// canonicalNotePath is canonicalPath for a file: the folder part is
+// resolved, the file name is kept even when it is a link.
+func canonicalNotePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(canonicalPath(filepath.Dir(abs)), filepath.Base(abs))
+}

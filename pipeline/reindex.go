@@ -1,0 +1,206 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/store/lexical"
+)
+
+// analyzerMetaKey holds the lexical.Version the stored terms were made with.
+const analyzerMetaKey = "lexical.version"
+
+// Reindex queues every note file under path again, bypassing the unchanged
+// check, and returns how many paths it queued. path is a registered folder,
+// a folder or a note inside one, or "" for every folder. Skips under it,
+// "forgotten" ones included, are cleared so those files are tried again.
+//
+// A stored note is marked for re-indexing in the same transaction that
+// queues it (its size is set to -1), so the force survives a crash.
+func (ix *Indexer) Reindex(ctx context.Context, path string) (int, error) {
+	type target struct{ root, path string }
+	var targets []target
+	if path == "" {
+		for _, root := range ix.roots() {
+			targets = append(targets, target{root, root})
+		}
+		slices.SortFunc(targets, func(a, b target) int { return strings.Compare(a.root, b.root) })
+	} else {
+		p := canonicalPath(path)
+		root, _, ok := ix.folderOf(p)
+		if !ok {
+			return 0, fmt.Errorf("reindex %s: %w: it is not in any folder memd indexes", path, ErrUnknownFolder)
+		}
+		targets = append(targets, target{root, p})
+	}
+
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	total := 0
+	for _, t := range targets {
+		n, err := ix.reindexPath(ctx, t.root, t.path)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("reindex %s: %w", t.path, err)
+		}
+	}
+	ix.notify()
+	return total, nil
+}
+
+// reindexPath forces every note under p (a file or a directory in root).
+func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error) {
+	rules, ok := ix.rulesFor(root)
+	if !ok {
+		return 0, nil
+	}
+	var files map[string]fileStat
+	prefix, single := p, false
+	if dirExists(p) {
+		var err error
+		if files, _, err = walkNotes(ctx, p, rules); err != nil {
+			return 0, err
+		}
+		prefix = dirPrefix(p)
+	} else {
+		single = true
+		files = map[string]fileStat{}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && isNoteName(p) {
+			files[p] = fileStat{size: fi.Size(), mtime: fi.ModTime()}
+		}
+	}
+	queued := map[string]bool{}
+	err := ix.db.Update(func(tx *store.Tx) error {
+		var notes []*store.Note
+		if single {
+			if n, err := tx.Note(p); err == nil {
+				notes = append(notes, n)
+			}
+			if err := tx.DeleteSkip(p); err != nil {
+				return err
+			}
+		} else {
+			if err := tx.ForEachNote(prefix, func(n *store.Note) error {
+				c := *n
+				notes = append(notes, &c)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := tx.DeleteSkipsUnder(prefix); err != nil {
+				return err
+			}
+		}
+		for _, n := range notes {
+			n.Size, n.ModTime = -1, time.Time{}
+			if err := tx.MoveNote(n.Path, n); err != nil {
+				return err
+			}
+		}
+		paths := make([]string, 0, len(files)+len(notes))
+		for f := range files {
+			paths = append(paths, f)
+		}
+		slices.Sort(paths)
+		for _, n := range notes {
+			if _, ok := files[n.Path]; !ok {
+				paths = append(paths, n.Path)
+			}
+		}
+		for _, q := range paths {
+			if err := tx.EnqueueJob(q, root); err != nil {
+				return err
+			}
+			queued[q] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(queued), nil
+}
+
+// Forget removes the note at path from the index and keeps it out, as a
+// skip with reason "forgotten", until the file changes or is re-indexed.
+// A path in no registered folder gives ErrUnknownFolder; a path that is
+// neither indexed nor on disk gives store.ErrNotFound.
+func (ix *Indexer) Forget(ctx context.Context, path string) error {
+	p := canonicalNotePath(path)
+	root, _, ok := ix.folderOf(p)
+	if !ok || p == root {
+		return fmt.Errorf("forget %s: %w: it is not a note in any folder memd indexes", path, ErrUnknownFolder)
+	}
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	fi, statErr := os.Lstat(p)
+	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
+		return fmt.Errorf("forget %s: %w", p, statErr)
+	}
+	var evs []Event
+	err := ix.db.Update(func(tx *store.Tx) error {
+		n, err := tx.Note(p)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if n == nil && statErr != nil {
+			return fmt.Errorf("%w: it is not indexed and there is no such file", store.ErrNotFound)
+		}
+		size := int64(0)
+		if statErr == nil {
+			size = fi.Size()
+		}
+		now := time.Now().UTC()
+		if n != nil {
+			if err := tx.DeleteNote(p); err != nil {
+				return err
+			}
+			evs = append(evs, Event{Type: EventRemoved, Path: p, Folder: root, Reason: ReasonForgotten, At: now})
+		}
+		if err := tx.PutSkip(store.Skip{Path: p, Folder: root, Reason: ReasonForgotten, Size: size, At: now}); err != nil {
+			return err
+		}
+		c := tx.Counts()
+		for i := range evs {
+			evs[i].Pending, evs[i].Notes = c.Pending, c.Notes
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("forget %s: %w", p, err)
+	}
+	ix.emit(evs...)
+	return nil
+}
+
+// checkAnalyzer re-indexes everything when the stored terms were made by
+// another version of the lexical analyzer, then records this version.
+func (ix *Indexer) checkAnalyzer(ctx context.Context) error {
+	want := strconv.Itoa(lexical.Version)
+	var got string
+	var notes int
+	if err := ix.db.View(func(tx *store.Tx) error {
+		got, notes = string(tx.Meta(analyzerMetaKey)), tx.Counts().Notes
+		return nil
+	}); err != nil {
+		return err
+	}
+	if got == want {
+		return nil
+	}
+	if notes > 0 {
+		ix.log.Info("lexical analyzer changed; re-indexing every note", "from", got, "to", want)
+		if _, err := ix.Reindex(ctx, ""); err != nil {
+			return fmt.Errorf("re-index for analyzer version %s: %w", want, err)
+		}
+	}
+	return ix.db.Update(func(tx *store.Tx) error { return tx.SetMeta(analyzerMetaKey, []byte(want)) })
+}

@@ -1,0 +1,224 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memd-dev/memd/pipeline/parse"
+	"github.com/memd-dev/memd/store"
+)
+
+// fileStat is what reconcile compares with a stored note.
+type fileStat struct {
+	size  int64
+	mtime time.Time
+}
+
+// isNoteName reports whether path names a file format the parser reads.
+func isNoteName(path string) bool {
+	_, ok := parse.FormatOf(path)
+	return ok
+}
+
+// walkNotes lists the note files under dir (a folder root or a folder in
+// it) that the rules do not ignore. Symlinks are not followed, so a link
+// loop cannot trap the walk; linked files are left out too. Directories it
+// cannot read are returned apart, so their notes are not taken for deleted.
+func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]fileStat, []string, error) {
+	files := map[string]fileStat{}
+	var unreadable []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				unreadable = append(unreadable, p)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if d.IsDir() {
+			if p != dir && rules.ignored(p, true) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || rules.ignored(p, false) || !isNoteName(p) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone since the directory was read
+		}
+		files[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		return nil
+	})
+	return files, unreadable, err
+}
+
+// reconcile walks root and queues every note file that is new or changed
+// since it was stored (by size and mtime), then every stored note whose file
+// is gone, and returns how many it queued. New files come first so that a
+// renamed file is seen before its old path, and is moved, not re-chunked.
+func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
+	ix.busy.Add(1)
+	defer ix.busy.Add(-1)
+	rules, ok := ix.rulesFor(root)
+	if !ok {
+		return 0, nil
+	}
+	files, unreadable, err := walkNotes(ctx, root, rules)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			ix.folderVanished(root)
+			return 0, nil
+		}
+		return 0, err
+	}
+	prefix := dirPrefix(root)
+	var gone []string
+	err = ix.db.View(func(tx *store.Tx) error {
+		if err := tx.ForEachNote(prefix, func(n *store.Note) error {
+			f, ok := files[n.Path]
+			switch {
+			case ok && f.size == n.Size && f.mtime.Equal(n.ModTime):
+				delete(files, n.Path)
+			case !ok && !underAny(n.Path, unreadable):
+				gone = append(gone, n.Path)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		skips, err := tx.Skips()
+		for _, s := range skips {
+			if f, ok := files[s.Path]; ok && unchangedSince(f, s) {
+				delete(files, s.Path)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	changed := make([]string, 0, len(files))
+	for p := range files {
+		changed = append(changed, p)
+	}
+	slices.Sort(changed)
+	if err := ix.enqueue(root, append(changed, gone...)); err != nil {
+		return 0, err
+	}
+	return len(changed) + len(gone), nil
+}
+
+// unchangedSince reports whether a file is as it was when skip s was
+// recorded: same size, not modified after.
+func unchangedSince(f fileStat, s store.Skip) bool {
+	return f.size == s.Size && !f.mtime.After(s.At)
+}
+
+// enqueue queues paths of folder root in one transaction and wakes the
+// worker.
+func (ix *Indexer) enqueue(root string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	err := ix.db.Update(func(tx *store.Tx) error {
+		for _, p := range paths {
+			if err := tx.EnqueueJob(p, root); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	ix.notify()
+	return err
+}
+
+func underAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(path, dirPrefix(d)) {
+			return true
+		}
+	}
+	return false
+}
+
+// reconcileLoop watches and reconciles every folder at start, then every
+// Config.Reconcile and on request.
+func (ix *Indexer) reconcileLoop(ctx context.Context) {
+	ix.reconcileAll(ctx)
+	ix.busy.Add(-1) // taken by Run for the start-up reconcile
+	t := time.NewTicker(ix.cfg.Reconcile)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ix.reconcileAll(ctx)
+		case root := <-ix.reqs:
+			if root == "" {
+				ix.reconcileAll(ctx)
+			} else {
+				ix.reconcileFolder(ctx, root)
+			}
+		}
+	}
+}
+
+func (ix *Indexer) reconcileAll(ctx context.Context) {
+	roots := ix.roots()
+	slices.Sort(roots)
+	for _, root := range roots {
+		if ctx.Err() != nil {
+			return
+		}
+		ix.reconcileFolder(ctx, root)
+	}
+}
+
+// reconcileFolder re-watches root when it is back and reconciles it. A
+// folder that is not on disk is reported as vanished; its notes are kept.
+func (ix *Indexer) reconcileFolder(ctx context.Context, root string) {
+	if _, ok := ix.rulesFor(root); !ok {
+		return
+	}
+	if !dirExists(root) {
+		ix.folderVanished(root)
+		return
+	}
+	if !ix.folderWatching(root) {
+		ix.reloadRules(root)
+		ix.startWatch(root)
+	}
+	if _, err := ix.reconcile(ctx, root); err != nil && ctx.Err() == nil {
+		ix.emitError("reconcile folder", err, "folder", root)
+	}
+}
+
+// folderVanished stops watching root and reports it; its notes stay.
+func (ix *Indexer) folderVanished(root string) {
+	ix.mu.Lock()
+	w := ix.w
+	rt := ix.folders[root]
+	already := rt != nil && rt.err == errVanished
+	ix.mu.Unlock()
+	if w != nil {
+		w.removeTree(root)
+	}
+	ix.setFolderState(root, false, errVanished)
+	if !already {
+		ix.log.Warn("folder vanished; its notes are kept until it is back or removed", "folder", root)
+		ix.emit(Event{Type: EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
+	}
+}

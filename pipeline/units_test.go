@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memd-dev/memd/pipeline/parse"
+	"github.com/memd-dev/memd/store"
+)
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		52 << 20: "52 MB", 50 << 20: "50 MB", 4 << 20: "4 MB", 1536 << 10: "1.5 MB",
+		980 << 10: "980 KB", 12: "12 bytes",
+	} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestLeadSummary(t *testing.T) {
+	long := strings.Repeat("word ", 80)
+	tests := []struct{ name, src, want string }{
+		{"first sentence", "# T\n\nThe first sentence is long enough to stand alone as a summary of the whole note here. The second is not needed.\n",
+			"The first sentence is long enough to stand alone as a summary of the whole note here."},
+		{"two short", "---\ntitle: x\n---\n\nShort one. Another **short** one [with a link](http://x). Third.\n",
+			"Short one. Another short one with a link."},
+		{"wikilink", "See [[notes.other|the other note]] for more!\n", "See the other note for more!"},
+		{"list only", "# T\n\n- a list item\n- another\n", "a list item"},
+		{"cut at a word", long, strings.TrimSpace(long[:235]) + "…"},
+		{"nothing", "# Only a heading\n", ""},
+	}
+	for _, tt := range tests {
+		n, err := parse.Parse("note.md", []byte(tt.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := leadSummary(n)
+		if got != tt.want || len(got) > maxSummary {
+			t.Errorf("%s: leadSummary = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestIgnoreRules(t *testing.T) {
+	root := tempDir(t)
+	writeFile(t, filepath.Join(root, ".gitignore"), "# comment\nbuild/\n*.tmp.md\n/top.md\n!keep.tmp.md\n")
+	r, err := loadIgnoreRules(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		dir  bool
+		want bool
+	}{
+		{"notes/a.md", false, false},
+		{".git", true, true},
+		{"sub/.obsidian", true, true},
+		{"node_modules", true, true},
+		{".hidden.md", false, true},
+		{"build", true, true},
+		{"sub/build", true, true},
+		{"build.md", false, false},
+		{"x.tmp.md", false, true},
+		{"keep.tmp.md", false, false},
+		{"top.md", false, true},
+		{"sub/top.md", false, false},
+	}
+	for _, tt := range tests {
+		if got := r.ignored(filepath.Join(root, tt.path), tt.dir); got != tt.want {
+			t.Errorf("ignored(%s) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestTermCounter(t *testing.T) {
+	var tc termCounter
+	titles := titleFields("Apple pie", "Apple pie", []string{"Apple pie", "Baking"})
+	if len(titles) != 2 {
+		t.Fatalf("titleFields kept duplicates: %q", titles)
+	}
+	freq := map[string]uint32{}
+	for _, tf := range tc.count("apples are baked in pies; apples", titles, 2) {
+		freq[tf.Term] = tf.Freq
+	}
+	// "apple": 2 in the body + 2 for the title; "bake": 1 + 2 for the heading.
+	if freq["appl"] != 4 || freq["bake"] != 3 || freq["pie"] != 3 {
+		t.Errorf("weighted frequencies %v", freq)
+	}
+	if got := tc.count("body", titles, 0); len(got) != 1 || got[0] != (store.TermFreq{Term: "bodi", Freq: 1}) {
+		t.Errorf("unweighted: %v", got)
+	}
+}

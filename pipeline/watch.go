@@ -1,0 +1,258 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// watcher watches the folders' trees with one fsnotify watcher (one watch
+// per directory: inotify is not recursive) and debounces changed paths
+// before queueing them, so an editor's write-temp-then-rename save is one
+// job. Its run loop is the only goroutine; watchFolder and removeTree may
+// be called from others.
+type watcher struct {
+	ix *Indexer
+	fs *fsnotify.Watcher
+
+	mu   sync.Mutex
+	dirs map[string]string // watched directory -> its folder root
+
+	due map[string]pendingPath // owned by run
+}
+
+type pendingPath struct {
+	root string
+	at   time.Time // queue once this passes with no newer change
+}
+
+func newWatcher(ix *Indexer, fw *fsnotify.Watcher) *watcher {
+	return &watcher{ix: ix, fs: fw, dirs: map[string]string{}, due: map[string]pendingPath{}}
+}
+
+// watchFolder watches root's tree and records the outcome in its state.
+func (w *watcher) watchFolder(root string) {
+	if _, err := w.addTree(root, root); err != nil {
+		w.ix.setFolderState(root, false, "cannot watch: "+err.Error())
+		w.ix.log.Warn("watch folder", "folder", root, "err", err)
+		return
+	}
+	w.ix.setFolderState(root, true, "")
+}
+
+// addTree watches dir and every directory under it that is not ignored and
+// not a symlink, and returns the note files it saw (for a directory that
+// appeared with files already in it). An error watching dir itself is
+// returned; errors below it are logged.
+func (w *watcher) addTree(root, dir string) ([]string, error) {
+	rules, ok := w.ix.rulesFor(root)
+	if !ok {
+		return nil, nil
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			if d.Type().IsRegular() && !rules.ignored(p, false) && isNoteName(p) {
+				files = append(files, p)
+			}
+			return nil
+		}
+		if p != dir && rules.ignored(p, true) {
+			return filepath.SkipDir
+		}
+		if err := w.fs.Add(p); err != nil {
+			if p == dir {
+				return err
+			}
+			w.ix.log.Warn("watch directory; its changes are caught at the next reconcile", "dir", p, "err", err)
+			return filepath.SkipDir
+		}
+		w.mu.Lock()
+		w.dirs[p] = root
+		w.mu.Unlock()
+		return nil
+	})
+	return files, err
+}
+
+// removeTree stops watching dir and every directory under it.
+func (w *watcher) removeTree(dir string) {
+	w.mu.Lock()
+	var gone []string
+	for d := range w.dirs {
+		if d == dir || within(d, dir) {
+			gone = append(gone, d)
+			delete(w.dirs, d)
+		}
+	}
+	w.mu.Unlock()
+	for _, d := range gone {
+		_ = w.fs.Remove(d) // already gone with the directory, often
+	}
+}
+
+func (w *watcher) watched(dir string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.dirs[dir]
+	return ok
+}
+
+// run handles fsnotify's events until ctx is done.
+func (w *watcher) run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fs.Events:
+			if !ok {
+				return
+			}
+			w.handle(ev)
+		case err, ok := <-w.fs.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.ix.log.Warn("file watcher overflowed; reconciling every folder")
+				w.ix.requestReconcile("")
+			} else {
+				w.ix.log.Warn("file watcher", "err", err)
+			}
+		case <-timer.C:
+			w.flush(time.Now())
+		}
+		if next, ok := w.next(); ok {
+			timer.Reset(time.Until(next))
+		}
+	}
+}
+
+// handle turns one fsnotify event into debounced paths, watches for new
+// directories, or a vanished folder.
+func (w *watcher) handle(ev fsnotify.Event) {
+	root, rules, ok := w.ix.folderOf(ev.Name)
+	if !ok {
+		return
+	}
+	path := ev.Name
+	if path == root {
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.ix.folderVanished(root)
+		}
+		return
+	}
+	if isIgnoreFile(root, path) {
+		w.ix.reloadRules(root)
+		w.ix.requestReconcile(root)
+		return
+	}
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+			if rules.ignored(path, true) {
+				return
+			}
+			files, err := w.addTree(root, path)
+			if err != nil {
+				w.ix.log.Warn("watch new directory", "dir", path, "err", err)
+			}
+			for _, f := range files {
+				w.touch(f, root)
+			}
+			return
+		}
+	}
+	if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && w.watched(path) {
+		w.removeTree(path)
+		w.touchStored(dirPrefix(path), root)
+		return
+	}
+	if rules.ignored(path, false) || !isNoteName(path) {
+		return
+	}
+	w.touch(path, root)
+}
+
+// touchStored debounces every stored note under prefix: a directory that was
+// removed or moved away.
+func (w *watcher) touchStored(prefix, root string) {
+	var paths []string
+	err := w.ix.db.View(func(tx *store.Tx) error {
+		return tx.ForEachNote(prefix, func(n *store.Note) error {
+			paths = append(paths, n.Path)
+			return nil
+		})
+	})
+	if err != nil {
+		w.ix.log.Warn("list notes of a removed directory", "dir", prefix, "err", err)
+	}
+	for _, p := range paths {
+		w.touch(p, root)
+	}
+}
+
+func (w *watcher) touch(path, root string) {
+	w.due[path] = pendingPath{root: root, at: time.Now().Add(w.ix.cfg.Debounce)}
+	w.ix.debouncing.Store(int64(len(w.due)))
+}
+
+func (w *watcher) next() (time.Time, bool) {
+	var next time.Time
+	for _, p := range w.due {
+		if next.IsZero() || p.at.Before(next) {
+			next = p.at
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// flush queues the paths whose debounce has passed: those still on disk
+// first, so that a rename's new path is indexed (moved) before its old path
+// is removed.
+func (w *watcher) flush(now time.Time) {
+	byRoot := map[string][]string{}
+	for p, d := range w.due {
+		if !d.at.After(now) {
+			byRoot[d.root] = append(byRoot[d.root], p)
+			delete(w.due, p)
+		}
+	}
+	for root, paths := range byRoot {
+		if _, ok := w.ix.rulesFor(root); !ok {
+			continue // removed while the paths waited
+		}
+		slices.Sort(paths)
+		var present, gone []string
+		for _, p := range paths {
+			if _, err := os.Lstat(p); err == nil {
+				present = append(present, p)
+			} else {
+				gone = append(gone, p)
+			}
+		}
+		paths = append(present, gone...)
+		w.ix.markChanged(paths)
+		if err := w.ix.enqueue(root, paths); err != nil {
+			w.ix.emitError("queue changed files", err, "folder", root)
+		}
+	}
+	w.ix.debouncing.Store(int64(len(w.due)))
+}

@@ -1,0 +1,326 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// work drains the job queue in batches until ctx is done.
+func (ix *Indexer) work(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		n, progressed, err := ix.runBatch(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+			ix.emitError("index batch", err)
+			sleep(ctx, time.Duration(min(failures, 10))*time.Second)
+		case n == 0:
+			failures = 0
+			select {
+			case <-ctx.Done():
+			case <-ix.wake:
+			case <-time.After(5 * time.Second): // a safety net; notify is the rule
+			}
+		case !progressed:
+			sleep(ctx, 200*time.Millisecond) // only retries: let the cause pass
+		default:
+			failures = 0
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// runBatch reads up to BatchNotes jobs, prepares their outcomes outside any
+// write transaction (reading, parsing and chunking on Config.Workers
+// goroutines) and commits all of them in one transaction, each job's note
+// write with its FinishJob, so a crash leaves every job either done or
+// still queued. Events go out after the commit. It reports how many jobs it
+// read and whether any finished (rather than being retried).
+func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
+	ix.busy.Add(1)
+	defer ix.busy.Add(-1)
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+
+	ix.openBatch()
+	var jobs []store.Job
+	skips := map[string]store.Skip{}
+	err := ix.db.View(func(tx *store.Tx) error {
+		var err error
+		if jobs, err = tx.Jobs(ix.cfg.BatchNotes); err != nil || len(jobs) == 0 {
+			return err
+		}
+		all, err := tx.Skips()
+		for _, s := range all {
+			skips[s.Path] = s
+		}
+		return err
+	})
+	if err != nil || len(jobs) == 0 {
+		ix.closeBatch(nil)
+		return 0, false, err
+	}
+
+	outs := ix.prepare(ctx, jobs, skips)
+	if ctx.Err() != nil {
+		ix.closeBatch(nil)
+		return len(jobs), false, nil // jobs stay queued for the next start
+	}
+	evs, err := ix.commit(outs)
+	if err != nil {
+		ix.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
+		evs = ix.commitEach(outs)
+	}
+	ix.closeBatch(outs)
+	ix.emit(evs...)
+	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
+	return len(jobs), progressed, nil
+}
+
+// openBatch starts recording changes to paths while a batch is open: a
+// change queued while its path's job is being processed finds the job
+// still queued and adds nothing, so it must be queued again after commit.
+func (ix *Indexer) openBatch() {
+	ix.mu.Lock()
+	ix.batch, ix.redo = true, map[string]bool{}
+	ix.mu.Unlock()
+}
+
+// closeBatch re-queues the batch's paths that changed while it was open.
+func (ix *Indexer) closeBatch(outs []outcome) {
+	ix.mu.Lock()
+	redo := ix.redo
+	ix.batch, ix.redo = false, nil
+	ix.mu.Unlock()
+	byRoot := map[string][]string{}
+	for _, o := range outs {
+		if redo[o.job.Path] && !o.retried {
+			byRoot[o.job.Folder] = append(byRoot[o.job.Folder], o.job.Path)
+		}
+	}
+	for root, paths := range byRoot {
+		if err := ix.enqueue(root, paths); err != nil {
+			ix.emitError("queue files changed while indexed", err, "folder", root)
+		}
+	}
+}
+
+// markChanged records paths about to be queued, for closeBatch.
+func (ix *Indexer) markChanged(paths []string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.batch {
+		for _, p := range paths {
+			ix.redo[p] = true
+		}
+	}
+}
+
+// prepare computes each job's outcome, Config.Workers at a time. The
+// preparers, and the analyzer caches in them, live as long as the worker.
+func (ix *Indexer) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip) []outcome {
+	outs := make([]outcome, len(jobs))
+	if ix.preparers == nil {
+		ix.preparers = make([]*preparer, ix.cfg.Workers)
+		for i := range ix.preparers {
+			ix.preparers[i] = &preparer{ix: ix}
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, p := range ix.preparers[:min(len(ix.preparers), len(jobs))] {
+		p.skips = skips
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				outs[i] = p.prepare(jobs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return outs
+}
+
+// commit writes every outcome in one transaction and returns the events to
+// send.
+func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
+	order := make([]int, len(outs))
+	for i := range order {
+		order[i] = i
+	}
+	// Renames first: the old path's own job, later in the batch, must not
+	// delete the note the rename moves.
+	slices.SortStableFunc(order, func(a, b int) int {
+		return boolRank(outs[a].kind != outMove) - boolRank(outs[b].kind != outMove)
+	})
+	var evs []Event
+	var indexed int64
+	err := ix.db.Update(func(tx *store.Tx) error {
+		evs, indexed = evs[:0], 0
+		for _, i := range order {
+			e, err := ix.apply(tx, &outs[i])
+			if err != nil {
+				return err
+			}
+			evs = append(evs, e...)
+			if outs[i].indexed {
+				indexed++
+			}
+		}
+		c := tx.Counts()
+		for i := range evs {
+			evs[i].Pending, evs[i].Notes = c.Pending, c.Notes
+		}
+		evs = append(evs, Event{Type: EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.indexed.Add(indexed)
+	return evs, nil
+}
+
+// commitEach commits outcomes one transaction each, after a batch failed: a
+// job whose own commit fails is retried later, then skipped.
+func (ix *Indexer) commitEach(outs []outcome) []Event {
+	var evs []Event
+	for i := range outs {
+		e, err := ix.commit(outs[i : i+1])
+		if err == nil {
+			evs = append(evs, e...)
+			continue
+		}
+		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
+		e, err = ix.commit([]outcome{o})
+		if err != nil {
+			ix.emitError("record failed job", err, "path", o.job.Path)
+			continue
+		}
+		evs = append(evs, e...)
+	}
+	return evs
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// apply writes one outcome and finishes its job, returning its events.
+func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
+	j := o.job
+	o.retried, o.indexed = false, false
+	if _, err := tx.Folder(j.Folder); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, tx.FinishJob(j) // the folder was removed
+		}
+		return nil, err
+	}
+	now := time.Now().UTC()
+	ev := func(t EventType) Event {
+		return Event{Type: t, Path: j.Path, Folder: j.Folder, Reason: o.reason, At: now}
+	}
+	var evs []Event
+	switch o.kind {
+	case outDone:
+	case outRemove:
+		removed, err := deleteNote(tx, j.Path)
+		if err != nil {
+			return nil, err
+		}
+		if removed {
+			evs = append(evs, ev(EventRemoved))
+		}
+		if err := tx.DeleteSkip(j.Path); err != nil {
+			return nil, err
+		}
+	case outSkip:
+		if _, err := deleteNote(tx, j.Path); err != nil {
+			return nil, err
+		}
+		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev(EventSkipped))
+	case outRefresh:
+		if err := tx.MoveNote(j.Path, o.note); err != nil {
+			return nil, err
+		}
+		if err := tx.DeleteSkip(j.Path); err != nil {
+			return nil, err
+		}
+	case outMove:
+		old, err := tx.Note(o.from)
+		if err != nil || old.Hash != o.note.Hash {
+			// The old note went in this batch: index this path in full.
+			o.retried = true
+			return nil, tx.RetryJob(j)
+		}
+		if err := tx.MoveNote(o.from, o.note); err != nil {
+			return nil, err
+		}
+		if err := tx.DeleteSkip(j.Path); err != nil {
+			return nil, err
+		}
+		o.indexed = true
+		rm := ev(EventRemoved)
+		rm.Path = o.from
+		e := ev(EventIndexed)
+		e.Chunks = len(o.note.Chunks)
+		e.Reason = "renamed from " + o.from
+		evs = append(evs, rm, e)
+	case outPut:
+		if err := tx.PutNote(o.note, o.chunks); err != nil {
+			return nil, err
+		}
+		if err := tx.DeleteSkip(j.Path); err != nil {
+			return nil, err
+		}
+		o.indexed = true
+		e := ev(EventIndexed)
+		e.Chunks = len(o.chunks)
+		evs = append(evs, e)
+	case outRetry:
+		if j.Attempts+1 < maxAttempts {
+			o.retried = true
+			return nil, tx.RetryJob(j)
+		}
+		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev(EventSkipped))
+	}
+	return evs, tx.FinishJob(j)
+}
+
+// deleteNote deletes the note at path and reports whether there was one.
+func deleteNote(tx *store.Tx, path string) (bool, error) {
+	err := tx.DeleteNote(path)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
