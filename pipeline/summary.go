@@ -28,8 +28,18 @@ func leadSummary(n *parse.Note) string {
 	if text == "" {
 		return ""
 	}
-	text = wikiLink.ReplaceAllString(text, "$1")
-	text = mdLink.ReplaceAllString(text, "$1")
+	// Only the lead survives, so the regexps need not read a whole abstract.
+	if len(text) > 4*maxSummary {
+		cut := 4 * maxSummary
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	if strings.Contains(text, "[") {
+		text = wikiLink.ReplaceAllString(text, "$1")
+		text = mdLink.ReplaceAllString(text, "$1")
+	}
 	text = mdEmphasis.Replace(text)
 	text = strings.Join(strings.Fields(text), " ")
 	return leadSentences(text)

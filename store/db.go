@@ -64,6 +64,9 @@ func Open(path string, o Options) (*DB, error) {
 		Timeout:      timeout,
 		NoSync:       o.NoSync,
 		FreelistType: bolt.FreelistMapType,
+		// Growing the mmap remaps the file; starting at 64 MiB of address
+		// space (not memory) spares a first index most of those remaps.
+		InitialMmapSize: 64 << 20,
 	})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open %s: %w (is another memd running with this data folder?)", path, ErrLocked)

@@ -76,8 +76,10 @@ func (e *postingEdits) remove(term string, chunk uint64) {
 	}
 }
 
-// flushPostings applies the transaction's queued posting edits, one
-// read-modify-write per touched block, in key order.
+// flushPostings applies the transaction's queued posting edits, one write
+// per touched block, in key order. A block that only gains postings with ids
+// above its last one (the common case: ids are fresh) is appended to as
+// bytes without being decoded.
 func (t *Tx) flushPostings() error {
 	e := t.postings
 	if e == nil {
@@ -98,32 +100,44 @@ func (t *Tx) flushPostings() error {
 	var list []Posting
 	for _, k := range keys {
 		key := k.key()
+		old := b.Get(key)
+		adds := e.adds[k]
+		if len(e.removes[k]) == 0 && slices.IsSortedFunc(adds, comparePostings) && (old == nil || adds[0].Chunk > lastID(old)) {
+			var prev uint64
+			if old != nil {
+				prev = lastID(old)
+			}
+			if err := b.Put(key, appendBlock(old, adds, prev)); err != nil {
+				return err
+			}
+			continue
+		}
 		list = list[:0]
-		if v := b.Get(key); v != nil {
+		if old != nil {
 			var err error
-			if list, err = decodeBlock(v, list); err != nil {
+			if list, err = decodeBlock(old, list); err != nil {
 				return fmt.Errorf("postings of %q: %w", k.term, err)
 			}
 		}
 		if rm := e.removes[k]; len(rm) > 0 {
 			list = slices.DeleteFunc(list, func(p Posting) bool { return rm[p.Chunk] })
 		}
-		if adds := e.adds[k]; len(adds) > 0 {
-			list = append(list, adds...)
-			slices.SortFunc(list, func(a, b Posting) int { return compareU64(a.Chunk, b.Chunk) })
-		}
+		list = append(list, adds...)
+		slices.SortFunc(list, comparePostings)
 		if len(list) == 0 {
 			if err := b.Delete(key); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := b.Put(key, encodeBlock(list)); err != nil {
+		if err := b.Put(key, appendBlock(nil, list, 0)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+func comparePostings(a, b Posting) int { return compareU64(a.Chunk, b.Chunk) }
 
 func compareU64(a, b uint64) int {
 	switch {
@@ -135,19 +149,41 @@ func compareU64(a, b uint64) int {
 	return 0
 }
 
-func encodeBlock(list []Posting) []byte {
-	buf := make([]byte, 0, len(list)*4)
-	var prev uint64
+// A block's value is its postings as uvarints (id delta, frequency, chunk
+// length) followed by the last id as 8 bytes big-endian, so appending needs
+// no decoding.
+const trailerLen = 8
+
+func lastID(block []byte) uint64 {
+	if len(block) < trailerLen {
+		return 0
+	}
+	return binary.BigEndian.Uint64(block[len(block)-trailerLen:])
+}
+
+// appendBlock returns old's postings followed by list (ids above prev, old's
+// last id) as a new value; old is not modified.
+func appendBlock(old []byte, list []Posting, prev uint64) []byte {
+	body := old
+	if len(body) >= trailerLen {
+		body = body[:len(body)-trailerLen]
+	}
+	buf := make([]byte, len(body), len(body)+len(list)*4+trailerLen)
+	copy(buf, body)
 	for _, p := range list {
 		buf = binary.AppendUvarint(buf, p.Chunk-prev)
 		buf = binary.AppendUvarint(buf, uint64(p.Freq))
 		buf = binary.AppendUvarint(buf, uint64(p.Length))
 		prev = p.Chunk
 	}
-	return buf
+	return binary.BigEndian.AppendUint64(buf, prev)
 }
 
 func decodeBlock(v []byte, dst []Posting) ([]Posting, error) {
+	if len(v) < trailerLen {
+		return dst, errDamagedBlock
+	}
+	v = v[:len(v)-trailerLen]
 	var prev uint64
 	for len(v) > 0 {
 		d, n1 := binary.Uvarint(v)
