@@ -112,6 +112,9 @@ func (t *Tx) deleteChunk(id uint64) (uint32, error) {
 	if err := t.bucket(bucketChunkTerms).Delete(key); err != nil {
 		return 0, err
 	}
+	if err := t.deleteVectorsOf(id); err != nil {
+		return 0, err
+	}
 	return length, t.bucket(bucketChunks).Delete(key)
 }
 

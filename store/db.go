@@ -29,7 +29,7 @@ var (
 	bucketSkips      = []byte("skips")
 
 	allBuckets = [][]byte{bucketMeta, bucketFolders, bucketNotes, bucketHashes,
-		bucketChunks, bucketChunkTerms, bucketPostings, bucketJobs, bucketJobPaths, bucketSkips}
+		bucketChunks, bucketChunkTerms, bucketPostings, bucketJobs, bucketJobPaths, bucketSkips, bucketVectors}
 
 	keySchema = []byte("schema")
 )

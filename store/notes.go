@@ -221,3 +221,18 @@ func (t *Tx) CountNotes(prefix string) int {
 	}
 	return n
 }
+
+// TouchNote records a new size and modification time for the note at path
+// whose content did not change, without touching its chunks.
+func (t *Tx) TouchNote(path string, size int64, mtime time.Time) error {
+	n, err := t.Note(path)
+	if err != nil {
+		return err
+	}
+	n.Size, n.ModTime = size, mtime
+	v, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	return t.bucket(bucketNotes).Put([]byte(path), v)
+}

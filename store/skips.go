@@ -24,6 +24,17 @@ func (t *Tx) PutSkip(s Skip) error {
 	return t.bucket(bucketSkips).Put([]byte(s.Path), v)
 }
 
+// Skip returns the recorded skip of path, or ErrNotFound.
+func (t *Tx) Skip(path string) (Skip, error) {
+	v := t.bucket(bucketSkips).Get([]byte(path))
+	if v == nil {
+		return Skip{}, ErrNotFound
+	}
+	var s Skip
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
 // DeleteSkip forgets the skip of path, if any.
 func (t *Tx) DeleteSkip(path string) error { return t.bucket(bucketSkips).Delete([]byte(path)) }
 

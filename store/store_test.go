@@ -311,3 +311,31 @@ func BenchmarkPutNotes(b *testing.B) {
 		})
 	}
 }
+
+func TestTouchNoteAndSkipLookup(t *testing.T) {
+	db := openTest(t)
+	n := put(t, db, "/f/a.md", "aa", chunkOf("one", "apple"))
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	err := db.Update(func(tx *Tx) error {
+		if err := tx.TouchNote("/f/a.md", 99, when); err != nil {
+			return err
+		}
+		return tx.PutSkip(Skip{Path: "/f/b.bin", Reason: "binary"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *Tx) error {
+		got, _ := tx.Note("/f/a.md")
+		if got.Size != 99 || !got.ModTime.Equal(when) || !slices.Equal(got.Chunks, n.Chunks) {
+			t.Errorf("touched note %+v", got)
+		}
+		if s, err := tx.Skip("/f/b.bin"); err != nil || s.Reason != "binary" {
+			t.Errorf("Skip = %+v, %v", s, err)
+		}
+		if _, err := tx.Skip("/f/none"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Skip of unknown path: %v", err)
+		}
+		return nil
+	})
+}
