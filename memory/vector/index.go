@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/memd-dev/memd/store"
@@ -94,7 +95,7 @@ func (x *Index) Add(chunk uint64, q store.QuantizedVector) error {
 		x.ids = append(x.ids, chunk)
 		x.invLen = append(x.invLen, 0)
 		x.data = append(x.data, q.Data...)
-		x.codes = append(x.codes, make([]uint64, x.words)...)
+		x.codes = slices.Grow(x.codes, x.words)[:len(x.codes)+x.words] // signCode clears it
 	}
 	copy(x.data[s*x.dim:(s+1)*x.dim], q.Data)
 	signCode(x.codes[s*x.words:(s+1)*x.words], q.Data)

@@ -203,3 +203,28 @@ func TestConcurrentSearchAndEdit(t *testing.T) {
 		t.Fatalf("Len = %d, want %d", x.Len(), n)
 	}
 }
+
+// When the filter lets fewer than Candidates through and they all share one
+// code distance, every one of them is still re-scored.
+func TestSearchFilterFewerThanCandidatesAtOneDistance(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	x := New(64)
+	x.Candidates = 5
+	for id := uint64(1); id <= 50; id++ {
+		v := gaussian(r, 64)
+		for i := range v {
+			v[i] = -float32(math.Abs(float64(v[i]))) - 0.1 // every sign bit differs from the query's
+		}
+		if err := x.AddFloat(id, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := make([]float32, 64)
+	for i := range q {
+		q[i] = 1
+	}
+	got := x.Search(q, 10, func(id uint64) bool { return id <= 3 })
+	if len(got) != 3 {
+		t.Fatalf("3 chunks accepted, Search gave %v", got)
+	}
+}

@@ -25,8 +25,10 @@ const (
 )
 
 // DefaultCandidates is the candidate count Search uses over n vectors when
-// Index.Candidates is zero.
-func DefaultCandidates(n int) int { return max(500, n/500) }
+// Index.Candidates is zero. Measured on generated clustered vectors it keeps
+// recall@10 near 0.98 at 100k and 1M; re-scoring them costs less than the
+// code scan does.
+func DefaultCandidates(n int) int { return max(1000, n/500) }
 
 type searchScratch struct {
 	dist  []uint16
@@ -38,7 +40,8 @@ type searchScratch struct {
 // best first (equal scores by chunk id), among those accept allows; a nil
 // accept allows all. It ranks every vector by the Hamming distance of its
 // sign code to the query's, then re-scores the best Candidates exactly with
-// the int8 vectors. With Candidates ≥ Len the result is exact.
+// the int8 vectors. With Candidates ≥ Len every vector is re-scored, and the
+// result is exact over the stored vectors.
 //
 // accept is called at most once per vector, from several goroutines at once;
 // it must be safe for that and must not call the index.
@@ -136,7 +139,7 @@ func (x *Index) nearestCodes(sc *searchScratch, qcode []uint64, c int, accept fu
 			total[d] += h
 		}
 	}
-	t, below := x.dim, 0
+	t, below := -1, 0
 	for d, h := range total {
 		if below+int(h) >= c {
 			t = d
@@ -145,6 +148,9 @@ func (x *Index) nearestCodes(sc *searchScratch, qcode []uint64, c int, accept fu
 		below += int(h)
 	}
 	atT := c - below
+	if t < 0 { // fewer than c accepted: take them all
+		t, atT = x.dim, n
+	}
 
 	cand := slices.Grow(sc.cand[:0], c)
 	for i, d := range dist {
