@@ -187,6 +187,7 @@ func readError(resp *http.Response) *Error {
 	var b errorBody
 	if json.Unmarshal(raw, &b) == nil && b.Error != nil && b.Error.Code != "" {
 		b.Error.Status = resp.StatusCode
+		b.Error.RetryAfter = retryAfter(resp.Header)
 		return b.Error
 	}
 	msg := string(bytes.TrimSpace(raw))
@@ -200,6 +201,8 @@ func codeOf(status int) string {
 	switch status {
 	case http.StatusBadRequest:
 		return CodeBadRequest
+	case http.StatusUnauthorized:
+		return CodeUnauthorized
 	case http.StatusForbidden:
 		return CodeForbidden
 	case http.StatusNotFound:
@@ -212,6 +215,8 @@ func codeOf(status int) string {
 		return CodeUnavailable
 	case http.StatusGatewayTimeout:
 		return CodeTimeout
+	case http.StatusTooManyRequests:
+		return CodeBusy
 	}
 	return CodeInternal
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/memd-dev/memd/memory"
 )
@@ -19,8 +22,10 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeTooLarge         = "too_large"
 	CodeForbidden        = "forbidden"
+	CodeUnauthorized     = "unauthorized"
 	CodeUnavailable      = "unavailable"
 	CodeTimeout          = "timeout"
+	CodeBusy             = "busy"
 	CodeInternal         = "internal"
 )
 
@@ -31,6 +36,9 @@ type Error struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// RetryAfter, on a busy answer, is how long to wait before trying
+	// again; it travels as the Retry-After header.
+	RetryAfter time.Duration `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -47,6 +55,8 @@ func (e *Error) Is(target error) bool {
 		return e.Code == CodeUnknownFolder
 	case memory.ErrUnavailable:
 		return e.Code == CodeUnavailable
+	case memory.ErrBusy:
+		return e.Code == CodeBusy
 	}
 	return false
 }
@@ -64,7 +74,10 @@ func errorf(status int, code, format string, args ...any) *Error {
 // Errors of no known kind are internal: the message is kept, since the only
 // reader is the user who owns the daemon.
 func asError(err error) *Error {
-	var e *Error
+	var (
+		e    *Error
+		busy *memory.BusyError
+	)
 	switch {
 	case errors.As(err, &e):
 		return e
@@ -74,6 +87,8 @@ func asError(err error) *Error {
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, memory.ErrBadRequest):
 		return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: err.Error()}
+	case errors.As(err, &busy):
+		return &Error{Status: http.StatusTooManyRequests, Code: CodeBusy, Message: err.Error(), RetryAfter: busy.RetryAfter}
 	case errors.Is(err, memory.ErrUnavailable):
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
@@ -84,6 +99,9 @@ func asError(err error) *Error {
 }
 
 func writeError(w http.ResponseWriter, e *Error) {
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(e.Status)

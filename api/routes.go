@@ -55,6 +55,13 @@ func (s *Server) Handler() http.Handler {
 		"/v1/skips":   {"GET": s.timed(skips(s.svc))},
 		"/v1/idle":    {"GET": idle(s)},
 		"/v1/events":  {"GET": events(s)},
+
+		"/v1/chat":             {"POST": chat(s)},
+		"/v1/chat/completions": {"POST": chatCompletions(s)},
+		"/v1/embeddings":       {"POST": s.timed(embeddings(s.svc))},
+		"/v1/models":           {"GET": s.timed(models(s.svc))},
+		"/v1/models/":          {"GET": s.timed(models(s.svc))},
+		"/v1/ws":               {"GET": websocketRPC(s)},
 	}
 	var paths []string
 	for p, m := range routes {

@@ -28,6 +28,22 @@ type Options struct {
 	Heartbeat time.Duration
 	// MaxWait caps the long poll of /v1/idle; zero means 10 minutes.
 	MaxWait time.Duration
+	// ChatTimeout bounds one chat, streamed or not; zero means 10 minutes.
+	ChatTimeout time.Duration
+	// MaxFrameBytes caps one websocket message from a client; a larger one
+	// closes that connection. Zero means 1 MiB.
+	MaxFrameBytes int64
+	// WSQueue is how many messages may wait to be written to one websocket
+	// client; a client that falls further behind is dropped. Zero means 1024.
+	WSQueue int
+	// WSRequests is how many requests one websocket connection may have in
+	// flight; zero means 32.
+	WSRequests int
+	// AllowedOrigins are the websocket Origins accepted, exactly as a
+	// browser sends them ("http://localhost:3000"). Clients that send no
+	// Origin (everything but browsers) are always accepted; the default
+	// accepts no browser page.
+	AllowedOrigins []string
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +65,18 @@ func (o Options) withDefaults() Options {
 	if o.MaxWait == 0 {
 		o.MaxWait = 10 * time.Minute
 	}
+	if o.ChatTimeout == 0 {
+		o.ChatTimeout = 10 * time.Minute
+	}
+	if o.MaxFrameBytes == 0 {
+		o.MaxFrameBytes = 1 << 20
+	}
+	if o.WSQueue == 0 {
+		o.WSQueue = 1024
+	}
+	if o.WSRequests == 0 {
+		o.WSRequests = 32
+	}
 	return o
 }
 
@@ -62,6 +90,11 @@ type Server struct {
 	uid      int           // the one peer uid served
 	stopping chan struct{} // closed by Shutdown: ends streams and long polls
 	stopOnce sync.Once
+	wsMu     sync.Mutex     // orders wsConns.Add before Shutdown's Wait
+	wsConns  sync.WaitGroup // websocket connections being served
+
+	tcpMu sync.Mutex
+	tcp   *http.Server // the loopback TCP listener's server, nil when off
 }
 
 // NewServer returns a Server over svc.
@@ -94,11 +127,32 @@ func (s *Server) Serve(l net.Listener) error {
 // what is left. It is safe to call more than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopOnce.Do(func() { close(s.stopping) })
+	s.tcpMu.Lock()
+	tcp := s.tcp
+	s.tcpMu.Unlock()
+	var tcpErr error
+	if tcp != nil {
+		if tcpErr = tcp.Shutdown(ctx); tcpErr != nil {
+			_ = tcp.Close()
+		}
+	}
 	err := s.http.Shutdown(ctx)
 	if err != nil {
 		_ = s.http.Close()
 	}
-	return err
+	s.wsMu.Lock() // no connection is added once this is passed
+	s.wsMu.Unlock()
+	waited := make(chan struct{})
+	go func() {
+		s.wsConns.Wait()
+		close(waited)
+	}()
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		err = errors.Join(err, ctx.Err())
+	}
+	return errors.Join(err, tcpErr)
 }
 
 // untilStop returns a context that also ends when the server shuts down, for

@@ -7,8 +7,8 @@ import (
 )
 
 // Service is what the server answers from; *memory.Service implements it.
-// Errors wrapping memory.ErrBadRequest, ErrNotFound, ErrUnknownFolder and
-// ErrUnavailable become 400, 404, 404 and 503 answers.
+// Errors wrapping memory.ErrBadRequest, ErrNotFound, ErrUnknownFolder,
+// ErrUnavailable and ErrBusy become 400, 404, 404, 503 and 429 answers.
 type Service interface {
 	Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error)
 	Status(ctx context.Context) (memory.Status, error)
@@ -21,4 +21,11 @@ type Service interface {
 	Skips(ctx context.Context) ([]memory.Skip, error)
 	Subscribe(ctx context.Context) <-chan memory.Event // closed when ctx ends
 	WaitIdle(ctx context.Context) error                // returns when no indexing work is pending
+
+	// Chat streams events to sink (sources first, then text) and returns
+	// the whole answer; see memory.Service.Chat. A *memory.BusyError
+	// becomes 429 with Retry-After.
+	Chat(ctx context.Context, r memory.ChatRequest, sink func(memory.ChatEvent) error) (memory.ChatResult, error)
+	Embed(ctx context.Context, texts []string) (memory.EmbedResult, error)
+	Models(ctx context.Context) ([]memory.Model, error)
 }

@@ -9,4 +9,5 @@ var (
 	ErrNotFound      = errors.New("not found")
 	ErrUnknownFolder = errors.New("unknown folder")
 	ErrUnavailable   = errors.New("unavailable")
+	ErrBusy          = errors.New("busy") // too much work in flight; see BusyError
 )

@@ -34,58 +34,99 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	}
 	terms, qtf := queryTerms(q)
 	res := RecallResult{Hits: []Hit{}}
-	if len(terms) == 0 {
+	sv, warn := s.vectors.acquire()
+	if sv != nil {
+		defer sv.release()
+	}
+	if warn != "" {
+		res.Warnings = append(res.Warnings, warn)
+	}
+	if len(terms) == 0 && sv == nil {
 		res.Warnings = append(res.Warnings, "the query has only stop words; add a more specific word")
 	}
-	err := s.db.View(func(tx *store.Tx) error {
-		ranked, err := s.bm25.rank(tx, terms, qtf)
-		if err != nil {
-			return err
+	var err error
+	if sv != nil {
+		err = s.hybrid(ctx, sv, q, terms, qtf, k, r, &res)
+	} else {
+		n := k
+		if s.reranker != nil {
+			n = max(k, min(s.fusion.RerankDepth, maxRerank))
 		}
-		res.Hits, err = s.collect(tx, ranked, k, r.Filters, r.Explain)
-		return err
-	})
+		err = s.db.View(func(tx *store.Tx) error {
+			ranked, err := s.bm25.rank(tx, terms, qtf)
+			if err != nil {
+				return err
+			}
+			res.Hits = bm25Hits(filteredTop(tx, ranked, n, r.Filters, noteCache{}), n, r.Explain)
+			return nil
+		})
+	}
 	if err != nil {
 		return RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
 	}
+	if s.reranker != nil && len(res.Hits) > 0 {
+		if err := rerank(ctx, s.reranker, q, res.Hits, max(k, s.fusion.RerankDepth), r.Explain); err != nil {
+			if ctx.Err() != nil {
+				return RecallResult{}, ctx.Err()
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("reranking failed (%v); hits are in fused order", err))
+		}
+	}
+	res.Hits = res.Hits[:min(k, len(res.Hits))]
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }
 
-// collect turns ranked chunks into hits, applying filters, until k are found.
-func (s *Service) collect(tx *store.Tx, ranked []scored, k int, f Filters, explain bool) ([]Hit, error) {
-	notes := map[string]*store.Note{}
-	hits := []Hit{}
-	depth := 4*k + 50
+// noteCache holds the notes read during one recall, nil for a note that is
+// gone.
+type noteCache map[string]*store.Note
+
+func (nc noteCache) get(tx *store.Tx, path string) *store.Note {
+	n, ok := nc[path]
+	if !ok {
+		var err error
+		if n, err = tx.Note(path); err != nil {
+			n = nil
+		}
+		nc[path] = n
+	}
+	return n
+}
+
+// candidate reads chunk id with its note, if both exist and pass f.
+func (nc noteCache) candidate(tx *store.Tx, id uint64, f Filters) (candidate, bool) {
+	c, err := tx.Chunk(id)
+	if err != nil {
+		return candidate{}, false // removed since it was ranked
+	}
+	n := nc.get(tx, c.Path)
+	if n == nil || !f.match(c, n) {
+		return candidate{}, false
+	}
+	return candidate{chunk: c, note: n}, true
+}
+
+// filteredTop is the best n of ranked that pass f, best first. It sorts only
+// as deep as the filters make it go.
+func filteredTop(tx *store.Tx, ranked []scored, n int, f Filters, notes noteCache) []candidate {
+	var out []candidate
+	depth := 4*n + 50
 	for {
 		top := topScored(ranked, min(depth, len(ranked)))
-		hits = hits[:0]
-		for i, sc := range top {
-			c, err := tx.Chunk(sc.chunk)
-			if err != nil {
-				continue // removed since the postings were read: impossible in one tx, harmless
-			}
-			n, ok := notes[c.Path]
+		out = out[:0]
+		for _, sc := range top {
+			c, ok := notes.candidate(tx, sc.chunk, f)
 			if !ok {
-				if n, err = tx.Note(c.Path); err != nil {
-					n = nil
-				}
-				notes[c.Path] = n
-			}
-			if n == nil || !f.match(c, n) {
 				continue
 			}
-			h := hitOf(c, n, sc.score)
-			if explain {
-				h.Why = []Reason{{List: "bm25", Rank: i + 1, Score: sc.score}}
-			}
-			hits = append(hits, h)
-			if len(hits) == k {
-				return hits, nil
+			c.score = sc.score
+			out = append(out, c)
+			if len(out) == n {
+				return out
 			}
 		}
 		if depth >= len(ranked) {
-			return hits, nil
+			return out
 		}
 		depth *= 4
 	}
@@ -107,11 +148,28 @@ func hitOf(c *store.Chunk, n *store.Note, score float64) Hit {
 	}
 }
 
+func (f Filters) isZero() bool {
+	return f.Folder == "" && f.PathPrefix == "" && len(f.Tags) == 0 && f.ModifiedAfter.IsZero() && f.ModifiedBefore.IsZero()
+}
+
+// match reports whether chunk c of note n passes f.
 func (f Filters) match(c *store.Chunk, n *store.Note) bool {
 	if f.Folder != "" && c.Folder != strings.TrimRight(f.Folder, "/") {
 		return false
 	}
 	if f.PathPrefix != "" && !strings.HasPrefix(c.Path, f.PathPrefix) {
+		return false
+	}
+	return f.matchNote(n)
+}
+
+// matchNote reports whether note n passes f; its chunks share its folder
+// and path.
+func (f Filters) matchNote(n *store.Note) bool {
+	if f.Folder != "" && n.Folder != strings.TrimRight(f.Folder, "/") {
+		return false
+	}
+	if f.PathPrefix != "" && !strings.HasPrefix(n.Path, f.PathPrefix) {
 		return false
 	}
 	for _, t := range f.Tags {
@@ -126,4 +184,17 @@ func (f Filters) match(c *store.Chunk, n *store.Note) bool {
 		return false
 	}
 	return true
+}
+
+// bm25Hits is the first k lexical candidates as hits.
+func bm25Hits(lexical []candidate, k int, explain bool) []Hit {
+	hits := make([]Hit, 0, min(k, len(lexical)))
+	for i, c := range lexical[:min(k, len(lexical))] {
+		h := hitOf(c.chunk, c.note, c.score)
+		if explain {
+			h.Why = []Reason{{List: "bm25", Rank: i + 1, Score: c.score}}
+		}
+		hits = append(hits, h)
+	}
+	return hits
 }

@@ -24,6 +24,12 @@ type Indexer interface {
 	IndexedSinceStart() int64
 }
 
+// chunkerCounter is the part of *pipeline.Indexer that counts notes by
+// chunker; an Indexer without it reports zeros.
+type chunkerCounter interface {
+	ChunkerCounts() (model, fallback, heuristic int)
+}
+
 // Config wires a Service. DB and Indexer are required.
 type Config struct {
 	DB      *store.DB
@@ -31,6 +37,23 @@ type Config struct {
 	BM25    BM25   // zero means DefaultBM25
 	Version string // reported in Status
 	DataDir string
+
+	// Vectors is the vector index the pipeline feeds (NewVectors, passed
+	// to the pipeline as its VectorSink). When it is nil and Embedder is
+	// set, New makes one over the vectors already stored, which then
+	// follows no commits; Close closes it.
+	Vectors  *Vectors
+	Embedder QueryEmbedder
+	// Reranker, when set, re-orders the best fused hits.
+	Reranker Reranker
+	// Fusion tunes how BM25 and vector lists merge; zero fields take
+	// DefaultFusion's values.
+	Fusion Fusion
+	// Models describes the daemon's model roles for Status.
+	Models []ModelStatus
+	// Generator answers Chat; nil means chat answers ErrUnavailable.
+	Generator Generator
+	Chat      ChatOptions
 }
 
 // Service answers recall over the store and manages folders through the
@@ -42,6 +65,14 @@ type Service struct {
 	version string
 	dataDir string
 	started time.Time
+
+	vectors     *Vectors
+	ownsVectors bool
+	reranker    Reranker
+	fusion      Fusion
+	models      []ModelStatus
+	gen         Generator
+	chat        *chatState
 }
 
 // New returns a Service over cfg.
@@ -50,8 +81,23 @@ func New(cfg Config) *Service {
 	if p == (BM25{}) {
 		p = DefaultBM25
 	}
-	return &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
-		dataDir: cfg.DataDir, started: time.Now().UTC()}
+	s := &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
+		dataDir: cfg.DataDir, started: time.Now().UTC(),
+		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.withDefaults(), models: cfg.Models,
+		gen: cfg.Generator, chat: newChatState(cfg.Chat)}
+	if s.vectors == nil && cfg.Embedder != nil {
+		s.vectors, s.ownsVectors = NewVectors(cfg.DB, VectorsConfig{Embedder: cfg.Embedder}), true
+	}
+	return s
+}
+
+// Close stops what the Service started itself: the vector index New made
+// when Config.Vectors was nil. It closes no model.
+func (s *Service) Close() error {
+	if s.ownsVectors {
+		return s.vectors.Close()
+	}
+	return nil
 }
 
 // Status reports what the store holds and what the indexer is doing.
@@ -70,6 +116,14 @@ func (s *Service) Status(ctx context.Context) (Status, error) {
 	})
 	st.DBBytes = s.db.Size()
 	st.Indexed = s.ix.IndexedSinceStart()
+	vs := s.vectors.Stats()
+	st.Vectors = vs.Stored
+	st.Warnings = append(st.Warnings, vs.Warnings...)
+	if cc, ok := s.ix.(chunkerCounter); ok {
+		c := &st.Chunker
+		c.Model, c.Fallback, c.Heuristic = cc.ChunkerCounts()
+	}
+	st.Models = append(st.Models, s.models...)
 	return st, err
 }
 

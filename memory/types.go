@@ -78,8 +78,19 @@ type Status struct {
 	Indexed  int64          `json:"indexed"` // notes indexed since start
 	DataDir  string         `json:"data_dir"`
 	DBBytes  int64          `json:"db_bytes"`
+	Vectors  int            `json:"vectors"` // chunk vectors stored for the configured embedder
+	Chunker  ChunkerCounts  `json:"chunker"`
 	Models   []ModelStatus  `json:"models"`
 	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// ChunkerCounts is how many notes each chunker cut: the model, the
+// heuristic fallback after a model answer that could not be repaired, and
+// the heuristic chunker because no model was configured.
+type ChunkerCounts struct {
+	Model     int `json:"model"`
+	Fallback  int `json:"fallback"`
+	Heuristic int `json:"heuristic"`
 }
 
 // ModelStatus describes one model role (generator, embedder, reranker).

@@ -34,6 +34,33 @@ type Config struct {
 	Workers int
 	// Logger receives warnings and per-file errors. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// Generator runs the chunk stage (with the ChunkAdapter active) and
+	// the summarize stage (base model). Nil means the heuristic chunker and
+	// extractive lead summaries.
+	Generator Completer
+	// ChunkAdapter names the generator's LoRA adapter for the chunk stage;
+	// "" means "memory-chunk". A generator without it does not chunk
+	// (notes are cut by the heuristic, ChunkerStatus says why) but still
+	// summarizes.
+	ChunkAdapter string
+	// ChunkContext is the most tokens of one chunk request, prompt and
+	// answer; longer notes are chunked in overlapping windows. Zero means
+	// the generator's ContextPerSlot when it says, else 2048.
+	ChunkContext int
+	// Embedder embeds chunks; nil means no vectors.
+	Embedder Embedder
+	// EmbedFormat is how a chunk is written for the embedder: "gemma"
+	// (EmbeddingGemma's "title: … | text: …"), "plain" (title, heading
+	// path and text on lines), or "" to pick by the model's name and
+	// architecture.
+	EmbedFormat string
+	// Vectors, when set, hears of every vector written or removed, after
+	// the commit, so an in-memory index stays in step.
+	Vectors VectorSink
+	// Stages is how many notes go through the model stages at once, so
+	// their requests batch in the inference schedulers. Zero means 8.
+	Stages int
 }
 
 const (
@@ -43,6 +70,8 @@ const (
 	defaultReconcile    = 10 * time.Minute
 	defaultBatchNotes   = 64
 	maxAttempts         = 3 // reads of one file before a transient error becomes a skip
+	defaultChunkAdapter = "memory-chunk"
+	defaultStages       = 8
 )
 
 func (c Config) withDefaults() Config {
@@ -68,6 +97,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.ChunkAdapter == "" {
+		c.ChunkAdapter = defaultChunkAdapter
+	}
+	if c.Stages <= 0 {
+		c.Stages = defaultStages
 	}
 	return c
 }

@@ -1,6 +1,9 @@
 // Package pipeline indexes folders of notes: it scans and watches them,
 // reconciles the disk with the store, queues changed paths as durable jobs,
 // parses notes into blocks, cuts them into chunks and writes them to the store.
+// With models configured, each note also goes through the model stages
+// (chunk with the memory-chunk adapter, summarize, embed) before the
+// group-committed write that stores it with its vectors.
 //
 // It imports store and inference, never memory or api.
 //

@@ -96,12 +96,23 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 	}
 	prefix := dirPrefix(root)
 	var ev Event
+	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
+		eff = &txEffects{recount: true}
 		if err := tx.DeleteFolder(root); err != nil {
 			return err
 		}
-		if _, err := tx.DeleteNotesUnder(prefix); err != nil {
+		var paths []string
+		if err := tx.ForEachNote(prefix, func(n *store.Note) error {
+			paths = append(paths, n.Path)
+			return nil
+		}); err != nil {
 			return err
+		}
+		for _, p := range paths {
+			if _, err := removeNote(tx, p, eff); err != nil {
+				return err
+			}
 		}
 		if err := tx.DeleteJobsUnder(prefix); err != nil {
 			return err
@@ -116,6 +127,7 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("remove folder %s: %w", root, err)
 	}
+	ix.afterCommit(eff)
 	ix.emit(ev)
 	return nil
 }

@@ -38,7 +38,7 @@ func testConfig() Config {
 	return Config{
 		Debounce:  40 * time.Millisecond,
 		Reconcile: time.Hour,
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:    testLogger(),
 	}
 }
 
@@ -188,3 +188,12 @@ type storeTx = store.Tx
 
 // openSynced opens a store that fsyncs its commits, as the daemon's does.
 func openSynced(path string) (*store.DB, error) { return store.Open(path, store.Options{}) }
+
+// testLogger discards, unless MEMD_TEST_DEBUG is set: then it writes
+// debug logs to stderr.
+func testLogger() *slog.Logger {
+	if os.Getenv("MEMD_TEST_DEBUG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}

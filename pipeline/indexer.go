@@ -40,6 +40,17 @@ type Indexer struct {
 	busy       atomic.Int64 // batches and reconciles under way
 	debouncing atomic.Int64 // changed paths waiting out the debounce
 
+	// Model stages; fixed at NewIndexer.
+	chunkOn     bool   // the chunk model runs
+	chunkStatus string // ChunkerStatus
+	embedFP     string // the embedder's fingerprint
+	embedFormat string
+	noTemplate  atomic.Bool // the generator has no chat template: plain prompts
+	stats       stageCounters
+	tally       chunkerTally
+	reembedWake chan struct{} // capacity 1: a note was written without vectors
+	reembedded  atomic.Int64
+
 	mu      sync.Mutex
 	ran     bool
 	w       *watcher                  // non-nil while Run runs
@@ -66,6 +77,13 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 		started: make(chan struct{}),
 		reqs:    make(chan string, 16),
 		folders: map[string]*folderRuntime{},
+
+		reembedWake: make(chan struct{}, 1),
+	}
+	ix.chunkOn, ix.chunkStatus = chunkReady(cfg)
+	if e := cfg.Embedder; e != nil {
+		ix.embedFP = e.Info().Fingerprint
+		ix.embedFormat = embedFormatFor(cfg.EmbedFormat, e.Info())
 	}
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)
@@ -104,6 +122,9 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	wg.Go(func() { w.run(ctx) })
 	wg.Go(func() { ix.work(ctx) })
 	wg.Go(func() { ix.reconcileLoop(ctx) })
+	if ix.cfg.Embedder != nil {
+		wg.Go(func() { ix.reembedLoop(ctx) })
+	}
 	wg.Wait()
 
 	ix.mu.Lock()
@@ -122,6 +143,9 @@ func (ix *Indexer) startUp(ctx context.Context) (*fsnotify.Watcher, error) {
 		return nil, fmt.Errorf("read registered folders: %w", err)
 	}
 	if err := ix.checkAnalyzer(ctx); err != nil {
+		return nil, err
+	}
+	if err := ix.checkModels(ctx); err != nil {
 		return nil, err
 	}
 	fw, err := fsnotify.NewWatcher()

@@ -22,9 +22,6 @@ const (
 	reasonNotUTF8   = "not valid UTF-8 text (save it as UTF-8 to index it)"
 )
 
-// chunkerName is recorded on notes the heuristic chunker cut.
-const chunkerName = "heuristic"
-
 type outcomeKind int
 
 const (
@@ -46,6 +43,13 @@ type outcome struct {
 	from   string // outMove: the old path
 	reason string // outSkip, outRetry
 	size   int64
+
+	// Set for outPut when model stages are configured; the stages replace
+	// chunks and fill vectors (by chunk ordinal, nil entries for none).
+	parsed   *parse.Note
+	vectors  [][]float32
+	vectorFP string
+	staged   time.Time // when the model stages began, without writeMu
 
 	retried, indexed bool // set by apply
 }
@@ -121,7 +125,7 @@ func (p *preparer) prepare(j store.Job) outcome {
 	n := &store.Note{
 		Path: j.Path, Folder: j.Folder, Size: stat.size, ModTime: stat.mtime, Hash: hash,
 		Title: pn.Title, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
-		Chunker: chunkerName, IndexedAt: time.Now().UTC(),
+		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
 	for _, b := range pn.Blocks {
 		n.Blocks = append(n.Blocks, b.ID)
@@ -132,6 +136,9 @@ func (p *preparer) prepare(j store.Job) outcome {
 		return o
 	}
 	o.kind, o.note, o.chunks = outPut, n, p.chunks(pn)
+	if p.ix.staged() {
+		o.parsed = pn
+	}
 	return o
 }
 
@@ -177,9 +184,14 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 	return stored, nil, err
 }
 
-// chunks cuts a parsed note and computes each chunk's terms.
+// chunks cuts a parsed note with the heuristic and computes each chunk's
+// terms.
 func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	cs := chunk.Heuristic(pn, p.ix.cfg.Chunk)
+	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg.TitleWeight)
+}
+
+// newChunks turns chunks of pn into chunks to store, with their terms.
+func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight int) []store.NewChunk {
 	out := make([]store.NewChunk, len(cs))
 	for i, c := range cs {
 		title := c.Title
@@ -189,7 +201,7 @@ func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
 		out[i] = store.NewChunk{Chunk: store.Chunk{
 			StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading, Title: title, Text: c.Text,
 		}}
-		out[i].Terms = p.terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), p.ix.cfg.TitleWeight)
+		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), titleWeight)
 	}
 	return out
 }

@@ -146,7 +146,9 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		return fmt.Errorf("forget %s: %w", p, statErr)
 	}
 	var evs []Event
+	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
+		eff = &txEffects{}
 		n, err := tx.Note(p)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
@@ -160,7 +162,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		}
 		now := time.Now().UTC()
 		if n != nil {
-			if err := tx.DeleteNote(p); err != nil {
+			if _, err := removeNote(tx, p, eff); err != nil {
 				return err
 			}
 			evs = append(evs, Event{Type: EventRemoved, Path: p, Folder: root, Reason: ReasonForgotten, At: now})
@@ -177,6 +179,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("forget %s: %w", p, err)
 	}
+	ix.afterCommit(eff)
 	ix.emit(evs...)
 	return nil
 }

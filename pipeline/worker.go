@@ -57,7 +57,12 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	ix.busy.Add(1)
 	defer ix.busy.Add(-1)
 	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			ix.writeMu.Unlock()
+		}
+	}()
 
 	ix.openBatch()
 	var jobs []store.Job
@@ -79,6 +84,19 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	}
 
 	outs := ix.prepare(ctx, jobs, skips)
+	if ctx.Err() == nil && ix.staged() {
+		// The model stages take long: Forget, Reindex and RemoveFolder
+		// may run meanwhile, and apply checks what they did.
+		ix.writeMu.Unlock()
+		locked = false
+		err = ix.runStages(ctx, outs)
+		ix.writeMu.Lock()
+		locked = true
+		if err != nil && ctx.Err() == nil {
+			ix.closeBatch(nil)
+			return len(jobs), false, err
+		}
+	}
 	if ctx.Err() != nil {
 		ix.closeBatch(nil)
 		return len(jobs), false, nil // jobs stay queued for the next start
@@ -175,10 +193,11 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 	})
 	var evs []Event
 	var indexed int64
+	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
-		evs, indexed = evs[:0], 0
+		evs, indexed, eff = evs[:0], 0, &txEffects{}
 		for _, i := range order {
-			e, err := ix.apply(tx, &outs[i])
+			e, err := ix.apply(tx, &outs[i], eff)
 			if err != nil {
 				return err
 			}
@@ -197,6 +216,7 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.afterCommit(eff)
 	ix.indexed.Add(indexed)
 	return evs, nil
 }
@@ -211,7 +231,7 @@ func (ix *Indexer) commitEach(outs []outcome) []Event {
 			evs = append(evs, e...)
 			continue
 		}
-		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
+		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error(), staged: outs[i].staged}
 		e, err = ix.commit([]outcome{o})
 		if err != nil {
 			ix.emitError("record failed job", err, "path", o.job.Path)
@@ -230,7 +250,7 @@ func boolRank(b bool) int {
 }
 
 // apply writes one outcome and finishes its job, returning its events.
-func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
+func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, error) {
 	j := o.job
 	o.retried, o.indexed = false, false
 	if _, err := tx.Folder(j.Folder); err != nil {
@@ -247,7 +267,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
 	switch o.kind {
 	case outDone:
 	case outRemove:
-		removed, err := deleteNote(tx, j.Path)
+		removed, err := removeNote(tx, j.Path, eff)
 		if err != nil {
 			return nil, err
 		}
@@ -258,7 +278,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
 			return nil, err
 		}
 	case outSkip:
-		if _, err := deleteNote(tx, j.Path); err != nil {
+		if _, err := removeNote(tx, j.Path, eff); err != nil {
 			return nil, err
 		}
 		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
@@ -279,6 +299,9 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
 			o.retried = true
 			return nil, tx.RetryJob(j)
 		}
+		if _, err := removeNote(tx, j.Path, eff); err != nil {
+			return nil, err
+		}
 		if err := tx.MoveNote(o.from, o.note); err != nil {
 			return nil, err
 		}
@@ -293,7 +316,17 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
 		e.Reason = "renamed from " + o.from
 		evs = append(evs, rm, e)
 	case outPut:
+		if forgottenSince(tx, j.Path, o.staged) {
+			break // forgotten while the model stages ran
+		}
+		if _, err := removeNote(tx, j.Path, eff); err != nil {
+			return nil, err
+		}
 		if err := tx.PutNote(o.note, o.chunks); err != nil {
+			return nil, err
+		}
+		eff.chunker(o.note.Chunker, 1)
+		if err := putVectors(tx, o, eff); err != nil {
 			return nil, err
 		}
 		if err := tx.DeleteSkip(j.Path); err != nil {
@@ -316,11 +349,12 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome) ([]Event, error) {
 	return evs, tx.FinishJob(j)
 }
 
-// deleteNote deletes the note at path and reports whether there was one.
-func deleteNote(tx *store.Tx, path string) (bool, error) {
-	err := tx.DeleteNote(path)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+// forgottenSince reports whether path was forgotten after since (zero:
+// never).
+func forgottenSince(tx *store.Tx, path string, since time.Time) bool {
+	if since.IsZero() {
+		return false
 	}
-	return err == nil, err
+	s, err := tx.Skip(path)
+	return err == nil && s.Reason == ReasonForgotten && !s.At.Before(since)
 }

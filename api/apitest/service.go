@@ -34,6 +34,19 @@ type Service struct {
 	// WaitIdleHook, when set, answers WaitIdle instead of returning nil.
 	WaitIdleHook func(ctx context.Context) error
 
+	// ChatAnswer is what Chat streams, word by word, after the sources
+	// (the recall hits for the last user turn); "" makes Chat answer
+	// memory.ErrUnavailable, as a daemon without a generator does.
+	ChatAnswer string
+	// ChatHook, when set, answers Chat instead; LastChat is the last
+	// request Chat saw.
+	ChatHook func(ctx context.Context, r memory.ChatRequest, sink func(memory.ChatEvent) error) (memory.ChatResult, error)
+	LastChat memory.ChatRequest
+	// EmbedHook answers Embed; nil answers memory.ErrUnavailable.
+	EmbedHook func(ctx context.Context, texts []string) (memory.EmbedResult, error)
+	// ModelList is what Models returns.
+	ModelList []memory.Model
+
 	// Events feeds every subscriber (each event goes to one of them).
 	Events chan memory.Event
 	// Unsubscribed gets a value each time a subscription ends.

@@ -23,10 +23,13 @@ type hitJSON struct {
 	Text      string   `json:"text"`
 	Summary   string   `json:"summary"`
 	Score     float64  `json:"score"`
+	// Why is set with --explain: which ranked lists placed the hit.
+	Why []memory.Reason `json:"why,omitempty"`
 }
 
 type recallJSON struct {
-	Hits []hitJSON `json:"hits"`
+	Hits     []hitJSON `json:"hits"`
+	Warnings []string  `json:"warnings,omitempty"`
 }
 
 func newRecallCmd(a *app) *cobra.Command {
@@ -72,7 +75,9 @@ func newRecallCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.json {
-				return a.printJSON(toRecallJSON(res.Hits))
+				out := toRecallJSON(res.Hits)
+				out.Warnings = res.Warnings
+				return a.printJSON(out)
 			}
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
@@ -90,6 +95,7 @@ func newRecallCmd(a *app) *cobra.Command {
 	fl.StringVar(&req.Filters.PathPrefix, "path", "", "only notes whose path starts with this")
 	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag (repeat: every tag must be on the note)")
 	fl.StringVar(&after, "after", "", "only notes modified after this date (2006-01-02 or RFC 3339)")
+	fl.BoolVar(&req.Explain, "explain", false, "say which lists (bm25, vector, rerank) ranked each hit, at what rank and score")
 	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
 	return cmd
 }
@@ -102,7 +108,7 @@ func toRecallJSON(hits []memory.Hit) recallJSON {
 			heading = []string{}
 		}
 		out.Hits = append(out.Hits, hitJSON{Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
-			Heading: heading, Text: h.Text, Summary: h.Summary, Score: h.Score})
+			Heading: heading, Text: h.Text, Summary: h.Summary, Score: h.Score, Why: h.Why})
 	}
 	return out
 }
@@ -139,6 +145,9 @@ func printHits(w io.Writer, hits []memory.Hit) {
 			head += "  " + strings.Join(h.Heading, " > ")
 		}
 		fmt.Fprintf(w, "%s  %.3f\n", head, h.Score)
+		if len(h.Why) > 0 {
+			fmt.Fprintln(w, "    why: "+explainLine(h.Why))
+		}
 		for _, line := range excerpt(h.Text) {
 			fmt.Fprintln(w, "    "+line)
 		}
@@ -164,4 +173,13 @@ func excerpt(text string) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// explainLine is "bm25 #1 (7.21), vector #3 (0.812)".
+func explainLine(why []memory.Reason) string {
+	parts := make([]string, len(why))
+	for i, r := range why {
+		parts[i] = fmt.Sprintf("%s #%d (%.3g)", r.List, r.Rank, r.Score)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,52 +1,47 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/memd-dev/memd/internal/config"
 )
 
-func TestByteSize(t *testing.T) {
-	for in, want := range map[string]int64{"4MiB": 4 << 20, "4M": 4 << 20, "500kB": 500000, "1000": 1000, "1.5 GiB": 3 << 29, "10b": 10} {
-		var b byteSize
-		if err := b.Set(in); err != nil || int64(b) != want {
-			t.Errorf("%q: %d %v, want %d", in, b, err, want)
-		}
-	}
-	for _, in := range []string{"", "lots", "-1", "0", "4XB"} {
-		var b byteSize
-		if err := b.Set(in); err == nil {
-			t.Errorf("%q accepted as %d", in, b)
-		}
-	}
-}
-
 func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	os.WriteFile(file, []byte("embedder = 'e.gguf'\ngenerator = '/m/g.gguf'\n\n[recall]\nrrf_k = 30\n"), 0o600)
+	t.Setenv("MEMD_CONFIG", file)
 	t.Setenv("MEMD_DATA", "/env/data")
 	t.Setenv("MEMD_SOCKET", "")
+	t.Setenv("MEMD_GENERATOR", "/env/g.gguf")
 	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
-	t.Setenv("MEMD_MAX_FILE_BYTES", "1MiB")
-	var c config
 	fs := pflag.NewFlagSet("memd", pflag.ContinueOnError)
-	c.register(fs)
-	if err := fs.Parse([]string{"--log-level", "debug"}); err != nil {
+	config.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--log-level", "debug", "--adapter", "memory-chunk=/m/chunk.gguf", "--recall-bm25-weight", "2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.resolve(fs); err != nil {
+	c, err := loadConfig(fs)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if c.data != "/env/data" || c.socket != filepath.Join("/run/user/7", "memd", "memd.sock") || c.maxFileBytes != 1<<20 {
-		t.Fatalf("%+v", c)
+	switch {
+	case c.Data != "/env/data", c.Socket != filepath.Join("/run/user/7", "memd", "memd.sock"):
+		t.Errorf("folders %q %q", c.Data, c.Socket)
+	case c.Embedder != filepath.Join(dir, "e.gguf"), c.Generator != "/env/g.gguf":
+		t.Errorf("models %q %q", c.Embedder, c.Generator)
+	case c.Adapters["memory-chunk"] != "/m/chunk.gguf", c.LogLevel != "debug":
+		t.Errorf("flags %+v", c)
+	case c.Recall.RRFK != 30 || c.Recall.BM25Weight != 2:
+		t.Errorf("recall %+v", c.Recall)
 	}
-	c = config{}
+
 	fs = pflag.NewFlagSet("memd", pflag.ContinueOnError)
-	c.register(fs)
-	fs.Parse([]string{"--data", "rel", "--max-file-bytes", "2MiB", "--log-level", "loud"})
-	if err := c.resolve(fs); err == nil {
+	config.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--log-level", "loud"}); err == nil {
 		t.Fatal("log level loud accepted")
-	}
-	if !filepath.IsAbs(c.data) || c.maxFileBytes != 2<<20 {
-		t.Fatalf("%+v", c)
 	}
 }

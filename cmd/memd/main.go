@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -31,7 +32,6 @@ func main() {
 }
 
 func newRoot() *cobra.Command {
-	var cfg config
 	root := &cobra.Command{
 		Use:   "memd",
 		Short: "memd is the local memory daemon for your notes",
@@ -43,13 +43,17 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := cfg.resolve(cmd.Flags()); err != nil {
+			cfg, err := loadConfig(cmd.Flags())
+			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), cfg)
+			log := newLogger(cfg)
+			log.Debug("configuration", "file", configSummary(cmd.Flags()))
+			return serve(cmd.Context(), cfg, log)
 		},
 	}
-	cfg.register(root.Flags())
+	config.RegisterFlags(root.Flags())
+	serveFlags.register(root.Flags())
 	root.AddCommand(newVersionCmd())
 	addRuntimeCmd(root)
 	return root

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
@@ -23,23 +25,46 @@ const shutdownGrace = 5 * time.Second
 // the same data folder stops here), then the socket, then the indexer and
 // the server side by side. On the way out the server stops taking requests,
 // the indexer commits the transaction under way, and the store is closed.
-func serve(ctx context.Context, cfg config) error {
-	log := cfg.logger()
-	if err := os.MkdirAll(cfg.data, 0o700); err != nil {
+//
+// Models load after the socket is taken, so a second memd fails fast, and
+// before the indexer starts, so its stages see them. Closing runs the other
+// way: the indexer and server stop, then the vectors, the models, the store.
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("create data folder: %w", err)
 	}
-	db, err := store.Open(filepath.Join(cfg.data, "memd.db"), store.Options{})
+	db, err := store.Open(filepath.Join(cfg.Data, "memd.db"), store.Options{})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	l, err := api.Listen(cfg.socket)
+	l, err := api.Listen(cfg.Socket)
 	if err != nil {
 		return err
 	}
-	ix := pipeline.NewIndexer(db, pipeline.Config{MaxFileBytes: int64(cfg.maxFileBytes), Logger: log})
-	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.data})
-	srv := api.NewServer(svc, api.Options{Logger: log})
+	m := loadModels(cfg, log)
+	defer m.Close()
+	vecs := memory.NewVectors(db, memory.VectorsConfig{Embedder: m.queryEmbedder(),
+		OpenEmbedder: m.openPreviousEmbedder, Logger: log})
+	defer vecs.Close()
+	pcfg := pipeline.Config{MaxFileBytes: cfg.MaxFileBytes, Logger: log, Vectors: vecs}
+	if m.generator != nil {
+		pcfg.Generator = m.generator
+	}
+	if m.embedder != nil {
+		pcfg.Embedder = m.embedder
+	}
+	ix := pipeline.NewIndexer(db, pcfg)
+	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.Data,
+		Vectors: vecs, Models: m.status,
+		Fusion:    memory.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
+		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: serveFlags.maxChats}})
+	srv := api.NewServer(svc, api.Options{Logger: log, AllowedOrigins: serveFlags.origins})
+	tl, token, err := listenTCP(cfg, log)
+	if err != nil {
+		l.Close()
+		return err
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -50,10 +75,18 @@ func serve(ctx context.Context, cfg config) error {
 	})
 	g.Go(func() error {
 		if err := srv.Serve(l); err != nil {
-			return fmt.Errorf("serve %s: %w", cfg.socket, err)
+			return fmt.Errorf("serve %s: %w", cfg.Socket, err)
 		}
 		return nil
 	})
+	if tl != nil {
+		g.Go(func() error {
+			if err := srv.ServeTCP(tl, token); err != nil {
+				return describeTCP(cfg, err)
+			}
+			return nil
+		})
+	}
 	g.Go(func() error {
 		<-gctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
@@ -63,7 +96,7 @@ func serve(ctx context.Context, cfg config) error {
 		}
 		return nil
 	})
-	log.Info("memd is serving", "version", memdVersion(), "socket", cfg.socket, "data", cfg.data, "pid", os.Getpid())
+	log.Info("memd is serving", "version", memdVersion(), "socket", cfg.Socket, "data", cfg.Data, "pid", os.Getpid())
 	err = g.Wait()
 	if err == nil {
 		log.Info("memd stopped cleanly")

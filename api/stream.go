@@ -1,0 +1,90 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/memd-dev/memd/memory"
+)
+
+// sseStream writes one server-sent event stream. Each write has its own
+// deadline, so a client that stops reading loses its stream (and its chat)
+// instead of holding the handler.
+type sseStream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// startSSE sends the stream's headers. Nothing can change the status once
+// it has returned.
+func startSSE(w http.ResponseWriter) (*sseStream, error) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout)); errors.Is(err, http.ErrNotSupported) {
+		return nil, fmt.Errorf("event stream: this connection cannot stream: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return &sseStream{w: w, rc: rc}, nil
+}
+
+// event sends "event: name" with v as its JSON data; an empty name sends
+// data alone, as the OpenAI streams do.
+func (s *sseStream) event(name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", name, err)
+	}
+	if name == "" {
+		return s.raw(fmt.Appendf(nil, "data: %s\n\n", data))
+	}
+	return s.raw(fmt.Appendf(nil, "event: %s\ndata: %s\n\n", name, data))
+}
+
+// raw sends bytes that already are whole events and flushes them.
+func (s *sseStream) raw(frame []byte) error {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+	if _, err := s.w.Write(frame); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// end lifts the write deadline for a connection kept alive for another
+// request.
+func (s *sseStream) end() { _ = s.rc.SetWriteDeadline(time.Time{}) }
+
+// chatContext bounds a chat by the chat timeout and ends it when the
+// server shuts down. A client that goes away ends it too: r.Context() ends
+// when the connection closes.
+func (s *Server) chatContext(w http.ResponseWriter, r *http.Request) (context.Context, context.CancelFunc) {
+	// The body is read; a read deadline left on the connection would end
+	// the request's context when it passes.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	ctx, cancel := context.WithTimeout(r.Context(), s.opt.ChatTimeout)
+	ctx, stop := s.untilStop(ctx)
+	return ctx, func() { stop(); cancel() }
+}
+
+// chatError names why a chat ended early when its context did.
+func (s *Server) chatError(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	select {
+	case <-s.stopping:
+		return fmt.Errorf("%w: memd is shutting down; the answer was cut off", memory.ErrUnavailable)
+	default:
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Status: http.StatusGatewayTimeout, Code: CodeTimeout,
+			Message: fmt.Sprintf("the chat took longer than %v and was stopped; ask for fewer tokens", s.opt.ChatTimeout)}
+	}
+	return err
+}

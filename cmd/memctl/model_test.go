@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/inference/testmodel"
+	"github.com/memd-dev/memd/internal/config"
+	"github.com/memd-dev/memd/memory"
+)
+
+func TestModelSetUnset(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	os.WriteFile(file, []byte("# mine\nthreads = 2\n"), 0o600)
+	t.Setenv("MEMD_CONFIG", file)
+	model, err := testmodel.WriteEmbedder(dir, testmodel.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "none.sock")
+	for _, args := range [][]string{
+		{"model", "set", "embedder", model.Path},
+		{"model", "set", "adapter:memory-chunk", model.Path},
+	} {
+		if _, errOut, err := run(t, sock, args...); err != nil || !strings.Contains(errOut, "memd reads it when it starts") {
+			t.Fatalf("%v: %v %q", args, err, errOut)
+		}
+	}
+	cfg, err := config.Load(file, nil)
+	if err != nil || cfg.Embedder != model.Path || cfg.Adapters["memory-chunk"] != model.Path || cfg.Threads != 2 {
+		t.Fatalf("config %+v %v", cfg, err)
+	}
+	if b, _ := os.ReadFile(file); !strings.HasPrefix(string(b), "# mine\n") {
+		t.Errorf("comment lost:\n%s", b)
+	}
+	if _, _, err := run(t, sock, "model", "unset", "embedder"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ = config.Load(file, nil); cfg.Embedder != "" || cfg.Adapters["memory-chunk"] == "" {
+		t.Fatalf("after unset %+v", cfg)
+	}
+	if _, _, err := run(t, sock, "model", "set", "embeder", model.Path); err == nil || !strings.Contains(err.Error(), "unknown role") {
+		t.Errorf("a misspelt role: %v", err)
+	}
+	notModel := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notModel, []byte("hello"), 0o600)
+	if _, _, err := run(t, sock, "model", "set", "generator", notModel); err == nil {
+		t.Error("a file that is not GGUF was accepted")
+	}
+}
+
+func TestModelList(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	os.MkdirAll(filepath.Join(models, "org__repo"), 0o700)
+	os.WriteFile(filepath.Join(models, "org__repo", "m.gguf"), make([]byte, 2048), 0o600)
+	t.Setenv("MEMD_CONFIG", filepath.Join(dir, "config.toml"))
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("generator = '/m/g.gguf'\n"), 0o600)
+
+	out, _, err := run(t, filepath.Join(dir, "none.sock"), "--json", "model", "list", "--models", models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l modelListJSON
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Running || len(l.Roles) != 3 || l.Roles[0].Path != "/m/g.gguf" || len(l.Files) != 1 || l.Files[0].Bytes != 2048 {
+		t.Fatalf("offline list %+v", l)
+	}
+
+	svc := &modelsService{Service: apitest.New(), status: memory.Status{PID: 42, Models: []memory.ModelStatus{
+		{Role: "embedder", Path: "/m/e.gguf", Loaded: true, Fingerprint: "0123456789abcdef0123", Backend: "cpu", Bytes: 300 << 20},
+		{Role: "generator", Reason: "no model configured"},
+	}}}
+	out, _, err = run(t, serveFake(t, svc), "model", "list", "--models", models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"embedder", "/m/e.gguf", "0123456789abcdef ", "cpu", "300.0 MiB", "loaded", "off: no model configured", "m.gguf"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// modelsService is the fake service with a status that lists models.
+type modelsService struct {
+	*apitest.Service
+	status memory.Status
+}
+
+func (s *modelsService) Status(context.Context) (memory.Status, error) { return s.status, nil }
+
+// serveFake serves svc on a fresh short socket and returns its path.
+func serveFake(t *testing.T, svc api.Service) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "memctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "memd.sock")
+	l, err := api.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := api.NewServer(svc, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	go s.Serve(l)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return sock
+}
+
+func TestModelPull(t *testing.T) {
+	dir := t.TempDir()
+	src, err := testmodel.WriteEmbedder(dir, testmodel.Config{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := os.ReadFile(src.Path)
+	sum := sha256.Sum256(body)
+	commit := strings.Repeat("a", 40)
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The download asks for the commit HEAD named, as the hub's CDN does.
+		if r.URL.Path != "/org/embed-GGUF/resolve/main/embed.gguf" && r.URL.Path != "/org/embed-GGUF/resolve/"+commit+"/embed.gguf" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("X-Repo-Commit", commit)
+		w.Header().Set("X-Linked-Etag", `"`+hex.EncodeToString(sum[:])+`"`)
+		w.Header().Set("X-Linked-Size", strconv.Itoa(len(body)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		if r.Method == http.MethodGet {
+			w.Write(body)
+		}
+	}))
+	defer hub.Close()
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	t.Setenv("HF_TOKEN", "")
+	t.Setenv("MEMD_CONFIG", filepath.Join(dir, "config.toml"))
+	models := filepath.Join(dir, "models")
+	out, errOut, err := run(t, filepath.Join(dir, "none.sock"), "model", "pull", "--models", models, "org/embed-GGUF", "embed.gguf")
+	if err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	want := filepath.Join(models, "org__embed-GGUF", "embed.gguf")
+	if strings.TrimSpace(out) != want {
+		t.Fatalf("printed %q, want %q", out, want)
+	}
+	if got, _ := os.ReadFile(want); string(got) != string(body) {
+		t.Fatal("the pulled file differs")
+	}
+	if !strings.Contains(errOut, fmt.Sprintf("memctl model set embedder %s", want)) {
+		t.Errorf("hint %q", errOut)
+	}
+}

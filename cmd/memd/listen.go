@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/config"
+	"github.com/memd-dev/memd/memory"
+)
+
+// chatFlags are serving settings without a config key yet: how many chats
+// may be in flight and which web pages may open a websocket.
+type chatFlags struct {
+	maxChats int
+	origins  []string
+}
+
+var serveFlags chatFlags
+
+func (f *chatFlags) register(fs *pflag.FlagSet) {
+	n, _ := strconv.Atoi(os.Getenv("MEMD_MAX_CHATS"))
+	fs.IntVar(&f.maxChats, "max-chats", n, "chats queued or generating at once before memd answers 429 (env MEMD_MAX_CHATS; default 64)")
+	var origins []string
+	if v := os.Getenv("MEMD_WS_ORIGINS"); v != "" {
+		origins = strings.Split(v, ",")
+	}
+	fs.StringSliceVar(&f.origins, "ws-origin", origins, "web page origin allowed to open /v1/ws, e.g. http://localhost:3000; repeat for more (env MEMD_WS_ORIGINS, comma-separated; default none)")
+}
+
+// listenTCP opens the loopback TCP listener when the configuration asks
+// for one, with its bearer token file (created 0600 when missing); nil
+// when it is off.
+func listenTCP(cfg config.Config, log *slog.Logger) (net.Listener, string, error) {
+	if cfg.TCP.Listen == "" {
+		return nil, "", nil
+	}
+	path := cfg.TCP.TokenFile
+	if path == "" {
+		path = filepath.Join(cfg.Data, api.TokenFile)
+	}
+	token, err := api.EnsureToken(path)
+	if err != nil {
+		return nil, "", err
+	}
+	l, err := api.ListenTCP(cfg.TCP.Listen)
+	if err != nil {
+		return nil, "", err
+	}
+	log.Info("memd is serving on loopback TCP too", "addr", l.Addr().String(), "token_file", path)
+	return l, token, nil
+}
+
+// describeTCP is the error prefix for the TCP listener.
+func describeTCP(cfg config.Config, err error) error {
+	return fmt.Errorf("serve tcp %s: %w", cfg.TCP.Listen, err)
+}
+
+// chatGenerator is the generator as chat sees it, nil when none loaded
+// (an untyped nil, so memory sees no generator).
+func (m *models) chatGenerator() memory.Generator {
+	if m.generator == nil {
+		return nil
+	}
+	return m.generator
+}

@@ -1,0 +1,62 @@
+package inference
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/memd-dev/memd/inference/gguf"
+	"github.com/memd-dev/memd/inference/llama"
+)
+
+// ModelInfo describes a loaded model for status and for keying stored
+// results (summaries, vectors) on the model that made them.
+type ModelInfo struct {
+	Path         string
+	Fingerprint  string // gguf.Fingerprint of the file; changes when the file does
+	Architecture string // general.architecture, e.g. "gemma3"
+	Name         string // general.name, "" when absent
+	Backend      string // the library's compute backend, e.g. "cpu", "cuda"
+	Library      string // the library's version, e.g. "v0.5.0"
+	SizeBytes    uint64 // bytes of tensor data as llama.cpp counts them
+	ContextTrain int    // context length the model was trained with
+	Embedding    int    // n_embd
+	Vocab        int    // tokens in the vocabulary
+	Adapters     []string
+}
+
+// loadModel loads a model file. The binding checks the GGUF first (see
+// gguf.Check), so a truncated or foreign file is an error, not a crash in
+// llama.cpp.
+func loadModel(lib *llama.Library, path string, gpuLayers int) (*llama.Model, ModelInfo, error) {
+	if lib == nil {
+		return nil, ModelInfo{}, fmt.Errorf("load model %s: no llama.cpp library", path)
+	}
+	fp, err := gguf.Fingerprint(path)
+	if err != nil {
+		return nil, ModelInfo{}, fmt.Errorf("load model: %w", err)
+	}
+	m, err := lib.LoadModel(path, llama.ModelParams{GPULayers: gpuLayers})
+	if err != nil {
+		return nil, ModelInfo{}, fmt.Errorf("load model %s: %w", path, err)
+	}
+	info := m.Info()
+	return m, ModelInfo{
+		Path:         path,
+		Fingerprint:  fp,
+		Architecture: info.Architecture,
+		Name:         info.Name,
+		Backend:      lib.Backend(),
+		Library:      lib.Version(),
+		SizeBytes:    m.SizeBytes(),
+		ContextTrain: m.NCtxTrain(),
+		Embedding:    m.NEmbd(),
+		Vocab:        m.NVocab(),
+	}, nil
+}
+
+func defaultThreads(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}

@@ -1,0 +1,164 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memd-dev/memd/memory/vector"
+	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/store/lexical"
+)
+
+// TestSciFactNoiseFusion measures what fusing a vector list of pure noise
+// (a random vector per document and per query) does to BM25's quality on
+// BEIR SciFact, at several RRF settings: the floor a broken or random-weight
+// embedder can push recall to. It runs with MEMD_SCIFACT=<the eval folder>
+// (shared/eval) and python3 for score.py; it logs nDCG@10 and Recall@100
+// per setting. With a real embedder, the same harness with its vectors in
+// place of the random ones (documents embedded in the pipeline's format)
+// and the train queries (qrels.train.tsv) is how to tune K and the weights.
+func TestSciFactNoiseFusion(t *testing.T) {
+	eval := os.Getenv("MEMD_SCIFACT")
+	if eval == "" {
+		t.Skip("MEMD_SCIFACT is not set")
+	}
+	db, ids := sciFactStore(t, filepath.Join(eval, "scifact", "corpus.jsonl"))
+	queries := sciFactQueries(t, filepath.Join(eval, "scifact", "queries.test.jsonl"))
+	const dim = 256
+	rng := rand.New(rand.NewPCG(5, 6))
+	idx := vector.New(dim)
+	for chunk := range ids {
+		idx.AddFloat(chunk, randomVector(rng, dim))
+	}
+	e := &randomEmbedder{dim: dim, rng: rand.New(rand.NewPCG(7, 8))}
+	runs := []struct {
+		name   string
+		vec    bool
+		fusion Fusion
+	}{
+		{"bm25 alone", false, Fusion{}},
+		{"noise, k=60, 1:1 (default)", true, Fusion{}},
+		{"noise, k=60, bm25 2:1", true, Fusion{BM25Weight: 2}},
+		{"noise, k=60, bm25 4:1", true, Fusion{BM25Weight: 4}},
+		{"noise, k=20, 1:1", true, Fusion{K: 20}},
+		{"noise, k=100, 1:1", true, Fusion{K: 100}},
+	}
+	dir := t.TempDir()
+	for _, r := range runs {
+		cfg := Config{DB: db, Fusion: r.fusion}
+		if r.vec {
+			cfg.Vectors = servingVectors(db, idx, e)
+		}
+		s := New(cfg)
+		path := filepath.Join(dir, strings.NewReplacer(" ", "_", ",", "", ":", "-", "(", "", ")", "").Replace(r.name)+".tsv")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		for _, q := range queries {
+			res, err := s.Recall(context.Background(), RecallRequest{Query: q.Text, K: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range res.Hits {
+				fmt.Fprintf(w, "%s\t%s\t%v\n", q.ID, ids[h.ChunkID], h.Score)
+			}
+		}
+		w.Flush()
+		f.Close()
+		out, err := exec.Command("python3", filepath.Join(eval, "score.py"), filepath.Join(eval, "scifact", "qrels.tsv"), path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("score.py: %v\n%s", err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		t.Logf("%-28s %s", r.name, lines[len(lines)-1])
+	}
+}
+
+type sciFactQuery struct {
+	ID   string `json:"_id"`
+	Text string `json:"text"`
+}
+
+func sciFactQueries(t *testing.T, path string) []sciFactQuery {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []sciFactQuery
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		var q sciFactQuery
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// sciFactStore puts every document in as one note of one chunk, title
+// terms counted three times as the pipeline's default title weight does,
+// and returns chunk id → corpus id.
+func sciFactStore(t *testing.T, path string) (*store.DB, map[uint64]string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(t.TempDir(), "scifact.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var docs []struct{ ID, Title, Text string }
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		var d struct {
+			ID    string `json:"_id"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, struct{ ID, Title, Text string }{d.ID, d.Title, d.Text})
+	}
+	err = db.Update(func(tx *store.Tx) error {
+		for _, d := range docs {
+			text := d.Title + "\n" + d.Text
+			terms := termFreqs(text)
+			title := map[string]bool{}
+			for _, term := range lexical.Terms(d.Title) {
+				title[term] = true
+			}
+			for i := range terms {
+				if title[terms[i].Term] {
+					terms[i].Freq += 2
+				}
+			}
+			note := &store.Note{Path: "/scifact/" + d.ID + ".md", Folder: "/scifact", Hash: d.ID, Title: d.Title}
+			if err := tx.PutNote(note, []store.NewChunk{{Chunk: store.Chunk{Text: text, Title: d.Title, StartLine: 1, EndLine: 1}, Terms: terms}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[uint64]string{}
+	_ = db.View(func(tx *store.Tx) error {
+		return tx.ForEachChunk(func(c *store.Chunk) error {
+			ids[c.ID] = strings.TrimSuffix(filepath.Base(c.Path), ".md")
+			return nil
+		})
+	})
+	return db, ids
+}

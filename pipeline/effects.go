@@ -1,0 +1,155 @@
+package pipeline
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// Chunker names recorded in store.Note.Chunker.
+const (
+	ChunkerModel     = "model"     // the generator with the chunk adapter cut the note
+	ChunkerFallback  = "fallback"  // the model's answer could not be repaired; the heuristic cut it
+	ChunkerHeuristic = "heuristic" // no chunk model was configured
+)
+
+// txEffects collects what a write transaction did that must be told to
+// others once it commits: vectors for the sink and chunker count changes.
+// A transaction that is retried starts from a fresh one.
+type txEffects struct {
+	removed  []uint64 // chunks gone, with their vectors
+	puts     []vectorPut
+	chunkers map[string]int // note count change per chunker name
+	recount  bool           // chunker counts must be read again
+	// unembedded: a note was written without vectors although an
+	// embedder is configured; the re-embed loop picks it up.
+	unembedded bool
+}
+
+type vectorPut struct {
+	fp    string
+	chunk uint64
+	v     []float32
+}
+
+func (e *txEffects) chunker(name string, delta int) {
+	if e.chunkers == nil {
+		e.chunkers = map[string]int{}
+	}
+	e.chunkers[name] += delta
+}
+
+// removeNote deletes the note at path with its chunks' vectors under every
+// fingerprint and reports whether there was one.
+func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
+	n, err := tx.Note(path)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := dropChunkVectors(tx, n.Chunks, eff); err != nil {
+		return false, err
+	}
+	if err := tx.DeleteNote(path); err != nil {
+		return false, err
+	}
+	eff.chunker(n.Chunker, -1)
+	return true, nil
+}
+
+// dropChunkVectors deletes the chunks' vectors under every fingerprint and
+// records the chunks as removed. The store keeps vectors of deleted chunks
+// otherwise.
+func dropChunkVectors(tx *store.Tx, ids []uint64, eff *txEffects) error {
+	fps := tx.VectorFingerprints()
+	for _, id := range ids {
+		for _, fp := range fps {
+			if err := tx.DeleteVector(fp, id); err != nil {
+				return err
+			}
+		}
+	}
+	eff.removed = append(eff.removed, ids...)
+	return nil
+}
+
+// afterCommit tells the vector sink and the chunker counts what a committed
+// transaction did.
+func (ix *Indexer) afterCommit(eff *txEffects) {
+	ix.tally.apply(eff)
+	if eff.unembedded {
+		select {
+		case ix.reembedWake <- struct{}{}:
+		default:
+		}
+	}
+	sink := ix.cfg.Vectors
+	if sink == nil {
+		return
+	}
+	for _, id := range eff.removed {
+		sink.Remove(id)
+	}
+	for _, p := range eff.puts {
+		sink.Put(p.fp, p.chunk, p.v)
+	}
+}
+
+// chunkerTally counts notes by Chunker. It is read from the store once,
+// under writeMu so no commit runs meanwhile, and then kept by the deltas
+// of each commit.
+type chunkerTally struct {
+	mu     sync.Mutex
+	loaded bool
+	counts map[string]int
+}
+
+func (t *chunkerTally) apply(eff *txEffects) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if eff.recount {
+		t.loaded = false
+	}
+	if !t.loaded {
+		return
+	}
+	for name, d := range eff.chunkers {
+		t.counts[name] = max(0, t.counts[name]+d)
+	}
+}
+
+// ChunkerCounts returns how many stored notes the chunk model cut, how many
+// the heuristic cut after the model's answer could not be repaired, and how
+// many the heuristic cut because no chunk model was configured. The first
+// call reads every note; later ones are O(1).
+func (ix *Indexer) ChunkerCounts() (model, fallback, heuristic int) {
+	ix.tally.mu.Lock()
+	loaded := ix.tally.loaded
+	ix.tally.mu.Unlock()
+	if !loaded {
+		ix.writeMu.Lock()
+		counts := map[string]int{}
+		err := ix.db.View(func(tx *store.Tx) error {
+			return tx.ForEachNote("", func(n *store.Note) error {
+				counts[n.Chunker]++
+				return nil
+			})
+		})
+		ix.tally.mu.Lock()
+		if err == nil {
+			ix.tally.counts, ix.tally.loaded = counts, true
+		}
+		ix.tally.mu.Unlock()
+		ix.writeMu.Unlock()
+		if err != nil {
+			ix.log.Warn("count notes by chunker", "err", err)
+		}
+	}
+	ix.tally.mu.Lock()
+	defer ix.tally.mu.Unlock()
+	c := ix.tally.counts
+	return c[ChunkerModel], c[ChunkerFallback], c[ChunkerHeuristic] + c[""]
+}
