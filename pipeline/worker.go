@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -72,11 +73,13 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 		if jobs, err = tx.Jobs(ix.cfg.BatchNotes); err != nil || len(jobs) == 0 {
 			return err
 		}
-		all, err := tx.Skips()
-		for _, s := range all {
-			skips[s.Path] = s
+		jobs = boundBytes(jobs, ix.cfg.BatchBytes)
+		for _, j := range jobs {
+			if s, err := tx.Skip(j.Path); err == nil {
+				skips[j.Path] = s
+			}
 		}
-		return err
+		return nil
 	})
 	if err != nil || len(jobs) == 0 {
 		ix.closeBatch(nil)
@@ -110,6 +113,22 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	ix.emit(evs...)
 	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
 	return len(jobs), progressed, nil
+}
+
+// boundBytes keeps the longest prefix of jobs whose files (as they are now)
+// add up to at most limit bytes, and at least one job, so a batch of large
+// files does not hold them all in memory at once.
+func boundBytes(jobs []store.Job, limit int64) []store.Job {
+	var total int64
+	for i, j := range jobs {
+		if fi, err := os.Lstat(j.Path); err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+		if total > limit && i > 0 {
+			return jobs[:i]
+		}
+	}
+	return jobs
 }
 
 // openBatch starts recording changes to paths while a batch is open: a

@@ -12,7 +12,7 @@ bin=$root/bin
 mkdir -p "$work"
 [ -d "$work/notes" ] || python3 "$eval/beir_to_md.py" "$eval/scifact/corpus.jsonl" "$work/notes" >/dev/null
 sock=$work/memd.sock
-"$bin/memd" --data "$work/data" --socket "$sock" 2>"$work/memd.log" &
+MEMD_CPUPROFILE=${MEMD_CPUPROFILE:-} "$bin/memd" --data "$work/data" --socket "$sock" 2>"$work/memd.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done

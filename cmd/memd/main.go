@@ -20,7 +20,9 @@ const exitInUse = 3
 
 func main() {
 	ctx, stop := signalContext(context.Background())
+	stopProfile := startProfile()
 	err := newRoot().ExecuteContext(ctx)
+	stopProfile()
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "memd:", err)
