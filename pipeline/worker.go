@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,9 +15,15 @@ import (
 
 // work drains the job queue in batches until ctx is done.
 func (ix *Indexer) work(ctx context.Context) {
-	failures := 0
+	failures, worked := 0, false
 	for ctx.Err() == nil {
 		n, progressed, err := ix.runBatch(ctx)
+		if n == 0 && worked {
+			// A burst of indexing leaves tens of MB of freed heap; an idle
+			// daemon should not keep it from the rest of the machine.
+			debug.FreeOSMemory()
+		}
+		worked = n > 0
 		switch {
 		case ctx.Err() != nil:
 			return
