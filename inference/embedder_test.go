@@ -144,6 +144,7 @@ func TestEmbedderCancelAndClose(t *testing.T) {
 	}
 	// The loop dropped the cancelled input and now embeds "cc"; close while
 	// that decode is in flight.
+	waitFor(t, "second decode", func() bool { return f.started.Load() == 2 })
 	done := make(chan struct{})
 	go func() { e.Close(); close(done) }()
 	f.gate <- struct{}{}

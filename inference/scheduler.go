@@ -68,8 +68,8 @@ type SchedulerStats struct {
 	Tokens   uint64 // tokens decoded (prompt and output)
 	Sampled  uint64 // tokens sampled
 	Failures uint64 // Decode calls that failed
-	Active   int    // rows holding a slot
-	Queued   int    // requests waiting for a slot
+	Active   int    // rows holding a slot; a finished request's slot is free before Submit returns
+	Queued   int    // requests waiting for a slot, as of the last step
 }
 
 // Scheduler runs continuous batching over one Decoder. Requests take a free
@@ -316,7 +316,6 @@ func (s *Scheduler) run() {
 		}
 		s.reap()
 		active := s.admit()
-		s.active.Store(int64(active))
 		s.queued.Store(int64(len(s.queue)))
 		if active == 0 {
 			<-s.wake
@@ -370,6 +369,7 @@ func (s *Scheduler) admit() int {
 		r.smp = newSampler(r.req.Sampling, r.req.Prompt)
 		r.out = newTextOutput(r.req.Stop)
 		s.slots[seq] = r
+		s.active.Add(1)
 		busy++
 	}
 	return busy
@@ -553,6 +553,7 @@ func (s *Scheduler) finish(r *row, reason FinishReason, err error) {
 			s.log.Warn("free slot", "seq", r.seq, "err", rerr)
 		}
 		s.slots[r.seq] = nil
+		s.active.Add(-1)
 	}
 	end := time.Now()
 	t := Timings{}

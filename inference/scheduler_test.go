@@ -314,6 +314,7 @@ func TestSchedulerCancelWhileQueued(t *testing.T) {
 
 func TestSchedulerFailingRowFailsAlone(t *testing.T) {
 	f := newFakeModel(4, 16)
+	f.delay = 200 * time.Microsecond
 	f.failWhen = func(b []BatchToken) error {
 		for _, tok := range b {
 			if tok.Token == 29 {
@@ -324,32 +325,39 @@ func TestSchedulerFailingRowFailsAlone(t *testing.T) {
 	}
 	s := newTestScheduler(t, f, SchedulerConfig{})
 	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range 4 {
+	// Three healthy rows decode; then the poisoned prompt joins their steps.
+	for i := range 3 {
 		wg.Go(func() {
-			<-start
 			p := []int32{int32(i), int32(i + 1)}
-			if i == 2 {
-				p = []int32{2, 29, 3}
-			}
-			c, err := s.Submit(context.Background(), Request{Prompt: p, MaxTokens: 6})
-			if i == 2 {
-				if !errors.Is(err, errInjected) || c.Finish != FinishError {
-					t.Errorf("poisoned row: %v, %v", err, c.Finish)
-				}
-				return
-			}
-			if want := serialText(p, 6); err != nil || c.Text != want {
+			c, err := s.Submit(context.Background(), Request{Prompt: p, MaxTokens: 60})
+			if want := serialText(p, 60); err != nil || c.Text != want {
 				t.Errorf("row %d: %q, %v; want %q", i, c.Text, err, want)
 			}
 		})
 	}
-	close(start)
+	waitFor(t, "healthy rows decoding", func() bool { return s.Stats().Active == 3 })
+	c, err := s.Submit(context.Background(), Request{Prompt: []int32{2, 29, 3}, MaxTokens: 6})
+	if !errors.Is(err, errInjected) || c.Finish != FinishError {
+		t.Errorf("poisoned row: %v, %v", err, c.Finish)
+	}
 	wg.Wait()
 	for seq := range int32(4) {
 		if f.held(seq) != 0 {
 			t.Fatalf("seq %d not emptied", seq)
 		}
+	}
+	shared := false
+	for _, st := range f.stepLog() {
+		seqs := map[int32]bool{}
+		poisoned := false
+		for _, tok := range st {
+			seqs[tok.Seq] = true
+			poisoned = poisoned || tok.Token == 29
+		}
+		shared = shared || (poisoned && len(seqs) > 1)
+	}
+	if !shared {
+		t.Fatal("the poisoned prompt never shared a step: isolation was not exercised")
 	}
 }
 
