@@ -18,24 +18,7 @@ import (
 // These tests run the real llama.cpp library on generated models. They
 // need MEMD_LLAMA_LIB, the folder holding libllama.
 
-var (
-	libOnce sync.Once
-	lib     *llama.Library
-	libErr  error
-)
-
-func testLibrary(t testing.TB) *llama.Library {
-	t.Helper()
-	dir := os.Getenv("MEMD_LLAMA_LIB")
-	if dir == "" {
-		t.Skip("MEMD_LLAMA_LIB is not set")
-	}
-	libOnce.Do(func() { lib, libErr = llama.Open(dir) })
-	if libErr != nil {
-		t.Fatalf("open llama.cpp library in %s: %v", dir, libErr)
-	}
-	return lib
-}
+func testLibrary(t testing.TB) *llama.Library { return testmodel.Library(t) }
 
 // tinyConfig is a random-weight model small enough to decode a token in
 // well under a millisecond on one thread.

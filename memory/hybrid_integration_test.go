@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,24 +17,7 @@ import (
 // These tests run the real llama.cpp library (MEMD_LLAMA_LIB) on generated
 // embedding models.
 
-var (
-	libOnce sync.Once
-	lib     *llama.Library
-	libErr  error
-)
-
-func testLibrary(t *testing.T) *llama.Library {
-	t.Helper()
-	dir := os.Getenv("MEMD_LLAMA_LIB")
-	if dir == "" {
-		t.Skip("MEMD_LLAMA_LIB is not set")
-	}
-	libOnce.Do(func() { lib, libErr = llama.Open(dir) })
-	if libErr != nil {
-		t.Fatalf("open llama.cpp in %s: %v", dir, libErr)
-	}
-	return lib
-}
+func testLibrary(t *testing.T) *llama.Library { return testmodel.Library(t) }
 
 func loadTestEmbedder(t *testing.T, path string) *inference.Embedder {
 	t.Helper()

@@ -2,10 +2,8 @@ package pipeline
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/memd-dev/memd/inference"
@@ -17,24 +15,7 @@ import (
 // These tests run the model stages on the real llama.cpp library with
 // generated models. They need MEMD_LLAMA_LIB, the folder holding libllama.
 
-var (
-	libOnce sync.Once
-	lib     *llama.Library
-	libErr  error
-)
-
-func testLibrary(t testing.TB) *llama.Library {
-	t.Helper()
-	dir := os.Getenv("MEMD_LLAMA_LIB")
-	if dir == "" {
-		t.Skip("MEMD_LLAMA_LIB is not set")
-	}
-	libOnce.Do(func() { lib, libErr = llama.Open(dir) })
-	if libErr != nil {
-		t.Fatalf("open llama.cpp library in %s: %v", dir, libErr)
-	}
-	return lib
-}
+func testLibrary(t testing.TB) *llama.Library { return testmodel.Library(t) }
 
 // byteToken is the bigram vocabulary's token for one byte (see
 // testmodel.FirstWordToken).
