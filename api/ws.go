@@ -25,7 +25,8 @@ import (
 // A message that is not JSON-RPC gets an error answer and the connection
 // lives on. A message over Options.MaxFrameBytes closes the connection
 // (status 1009). A client that falls Options.WSQueue messages behind is
-// dropped (status 1008), so it cannot hold memory or other clients up.
+// dropped (status 1008 when the close frame still gets through), so it
+// cannot hold memory or other clients up.
 
 // JSON-RPC error codes: the spec's, then memd's in the server range.
 const (
@@ -184,30 +185,51 @@ func (c *rpcConn) serve() {
 		defer close(writerDone)
 		c.write()
 	}()
+	readerDone := make(chan struct{})
+	go func() {
+		// The server stopping or a client too slow to read ends the
+		// connection from this side, with a close frame that says why.
+		select {
+		case <-c.ctx.Done():
+		case <-readerDone:
+			return
+		}
+		switch cause := context.Cause(c.ctx); {
+		case errors.Is(cause, errSlowReader):
+			_ = c.ws.Close(websocket.StatusPolicyViolation, "memd: "+errSlowReader.Error())
+		case isStopping(c.s):
+			_ = c.ws.Close(websocket.StatusGoingAway, "memd is shutting down")
+		}
+	}()
 	status, reason := c.read()
+	close(readerDone)
 	c.cancel(errors.New("connection closed"))
 	c.wg.Wait()
 	<-writerDone
-	if errors.Is(context.Cause(c.ctx), errSlowReader) {
-		status, reason = websocket.StatusPolicyViolation, "memd: "+errSlowReader.Error()
-	}
 	_ = c.ws.Close(status, reason)
 }
 
-// read handles messages until the client goes, the server stops or a
-// message is too large; it returns the close status to send.
+func isStopping(s *Server) bool {
+	select {
+	case <-s.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
+// read handles messages until the client goes, the connection is closed
+// from this side, or a message is too large; it returns the close status
+// to send.
 func (c *rpcConn) read() (websocket.StatusCode, string) {
 	for {
-		typ, data, err := c.ws.Read(c.ctx)
+		// Not c.ctx: a cancelled read would cut the connection without a
+		// close frame. The goroutine in serve closes it instead.
+		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				c.s.log.Warn("closed a websocket that sent an oversized message", "limit", c.s.opt.MaxFrameBytes)
 				return websocket.StatusMessageTooBig, "message too big"
-			}
-			select {
-			case <-c.s.stopping:
-				return websocket.StatusGoingAway, "memd is shutting down"
-			default:
 			}
 			return websocket.StatusNormalClosure, ""
 		}

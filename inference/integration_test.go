@@ -12,13 +12,14 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd/inference/llama"
+	"github.com/memd-dev/memd/inference/llama/llamatest"
 	"github.com/memd-dev/memd/inference/testmodel"
 )
 
 // These tests run the real llama.cpp library on generated models. They
 // need MEMD_LLAMA_LIB, the folder holding libllama.
 
-func testLibrary(t testing.TB) *llama.Library { return testmodel.Library(t) }
+func testLibrary(t testing.TB) *llama.Library { return llamatest.Library(t) }
 
 // tinyConfig is a random-weight model small enough to decode a token in
 // well under a millisecond on one thread.

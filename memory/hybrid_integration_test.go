@@ -9,6 +9,7 @@ import (
 
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/inference/llama"
+	"github.com/memd-dev/memd/inference/llama/llamatest"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
@@ -17,7 +18,7 @@ import (
 // These tests run the real llama.cpp library (MEMD_LLAMA_LIB) on generated
 // embedding models.
 
-func testLibrary(t *testing.T) *llama.Library { return testmodel.Library(t) }
+func testLibrary(t *testing.T) *llama.Library { return llamatest.Library(t) }
 
 func loadTestEmbedder(t *testing.T, path string) *inference.Embedder {
 	t.Helper()

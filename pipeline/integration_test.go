@@ -8,6 +8,7 @@ import (
 
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/inference/llama"
+	"github.com/memd-dev/memd/inference/llama/llamatest"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/store"
 )
@@ -15,7 +16,7 @@ import (
 // These tests run the model stages on the real llama.cpp library with
 // generated models. They need MEMD_LLAMA_LIB, the folder holding libllama.
 
-func testLibrary(t testing.TB) *llama.Library { return testmodel.Library(t) }
+func testLibrary(t testing.TB) *llama.Library { return llamatest.Library(t) }
 
 // byteToken is the bigram vocabulary's token for one byte (see
 // testmodel.FirstWordToken).

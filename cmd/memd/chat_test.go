@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -23,50 +24,15 @@ import (
 
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/testmodel"
+	"github.com/memd-dev/memd/internal/chatmodel"
 	"github.com/memd-dev/memd/memory"
 )
 
-// These tests run chat through the real daemon with a generated generator:
-// a bigram model whose greedy answer, after any prompt, cycles through
-// "water is good[1]." forever, so the text and its citation are known. The
-// model has no chat template, so chat renders a plain transcript. They need
-// MEMD_LLAMA_LIB, the folder holding libllama.
+// These tests run chat through the real daemon with the generated
+// generator of internal/chatmodel, whose answer and citation are known.
+// They need MEMD_LLAMA_LIB, the folder holding libllama.
 
-const chatAnswer = "water is good[1]"
-
-// writeChatModel writes the bigram generator into dir.
-func writeChatModel(t *testing.T, dir string) string {
-	t.Helper()
-	words := testmodel.BigramWords()
-	word := func(w string) int32 {
-		i := slices.Index(words, w)
-		if i < 0 {
-			t.Fatalf("%q is not a bigram word", w)
-		}
-		return testmodel.FirstWordToken + int32(i)
-	}
-	byteTok := func(b byte) int32 { return testmodel.FirstWordToken - 256 + int32(b) }
-	// The vocabulary stops before the list's first repeated word: a
-	// token text may appear once.
-	n, seen := 0, map[string]bool{}
-	for n < len(words) && !seen[words[n]] {
-		seen[words[n]] = true
-		n++
-	}
-	table := make([]int32, int(testmodel.FirstWordToken)+n)
-	chain := []int32{word("water"), word("is"), word("good"), byteTok('['), byteTok('1'), byteTok(']'), byteTok('.')}
-	for i := range table {
-		table[i] = chain[0]
-	}
-	for i, tok := range chain {
-		table[tok] = chain[(i+1)%len(chain)]
-	}
-	path, err := testmodel.WriteBigram(dir, table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+const chatAnswer = chatmodel.Answer
 
 // chatNotes are short: the bigram vocabulary spells most words byte by
 // byte, and its context is 512 tokens.
@@ -96,7 +62,11 @@ func startChatDaemon(t *testing.T, withModel bool, extra ...string) *chatEnv {
 		os.WriteFile(filepath.Join(e.notes, name), []byte(text), 0o600)
 	}
 	if withModel {
-		extra = append([]string{"--generator", writeChatModel(t, dir), "--threads", "1"}, extra...)
+		model, err := chatmodel.Write(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra = append([]string{"--generator", model, "--threads", "1"}, extra...)
 	}
 	e.d = startDaemon(t, e.data, e.sock, extra...)
 	if _, err := memctl(t, e.data, e.sock, "add", "--wait", e.notes); err != nil {
@@ -169,7 +139,11 @@ func checkCitation(t *testing.T, c *api.Client, cit memory.Citation, src memory.
 }
 
 func TestChatThroughDaemon(t *testing.T) {
-	e := startChatDaemon(t, true)
+	emb, err := testmodel.WriteEmbedder(tempDir(t), testmodel.Config{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := startChatDaemon(t, true, "--embedder", emb.Path)
 	ctx := context.Background()
 	garden := filepath.Join(e.notes, "garden.md")
 
@@ -268,10 +242,27 @@ func TestChatThroughDaemon(t *testing.T) {
 		if !strings.Contains(string(body), `"id":"memd"`) || !strings.Contains(string(body), `"id":"bigram"`) {
 			t.Fatalf("models %s", body)
 		}
-		resp = e.post(t, ctx, "/v1/embeddings", `{"input":"x"}`)
+		resp = e.post(t, ctx, "/v1/embeddings", `{"input":["tomatoes in the sun","compost"],"model":"embedder"}`)
+		var emb struct {
+			Data []struct {
+				Index     int
+				Embedding []float64
+			}
+			Usage struct {
+				TotalTokens int `json:"total_tokens"`
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&emb)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable {
-			t.Fatalf("embeddings without an embedder: %d", resp.StatusCode)
+		if err != nil || resp.StatusCode != 200 || len(emb.Data) != 2 || emb.Data[1].Index != 1 || emb.Usage.TotalTokens == 0 {
+			t.Fatalf("embeddings: %d %v %+v", resp.StatusCode, err, emb)
+		}
+		var norm float64
+		for _, x := range emb.Data[0].Embedding {
+			norm += x * x
+		}
+		if len(emb.Data[0].Embedding) != 64 || math.Abs(norm-1) > 1e-3 {
+			t.Fatalf("embedding of %d values with squared norm %v; want the embedder's 64, unit length", len(emb.Data[0].Embedding), norm)
 		}
 	})
 
@@ -388,6 +379,12 @@ func TestChatWithoutGeneratorDaemon(t *testing.T) {
 		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(raw), "--generator") || !strings.Contains(string(raw), "memctl model set generator") {
 			t.Errorf("%s without a generator: %d %s; want 503 saying how to configure one", path, resp.StatusCode, raw)
 		}
+	}
+	resp := e.post(t, ctx, "/v1/embeddings", `{"input":"x"}`)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(raw), "--embedder") {
+		t.Errorf("embeddings without an embedder: %d %s", resp.StatusCode, raw)
 	}
 	if _, err := memctl(t, e.data, e.sock, "chat", "tomatoes"); err == nil || !strings.Contains(err.Error(), "--generator") {
 		t.Errorf("memctl chat without a generator: %v", err)

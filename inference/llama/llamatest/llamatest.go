@@ -1,4 +1,4 @@
-package testmodel
+package llamatest
 
 import (
 	"os"
