@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/memd-dev/memd/store"
@@ -53,9 +54,13 @@ func (b *scoreBoard) add(id uint64, s float64) {
 // queryTerms analyzes a query into unique terms with their counts, in first
 // occurrence order.
 func queryTerms(q string) ([]string, map[string]int) {
+	terms := lexical.Terms(q)
+	if kept := slices.DeleteFunc(slices.Clone(terms), isQuestionWord); len(kept) > 0 {
+		terms = kept
+	}
 	counts := map[string]int{}
 	var order []string
-	for _, t := range lexical.Terms(q) {
+	for _, t := range terms {
 		if counts[t] == 0 {
 			order = append(order, t)
 		}
@@ -63,6 +68,19 @@ func queryTerms(q string) ([]string, map[string]int) {
 	}
 	return order, counts
 }
+
+// questionWords are the analyzed forms of the words that frame a question
+// ("how do I …", "what did we …"). They are not stop words in the index,
+// but in a query they only pull in notes full of questions (a Q&A log
+// outranks the page that answers), so a query drops them unless they are
+// all it has.
+var questionWords = map[string]bool{
+	"how": true, "do": true, "doe": true, "did": true, "i": true, "what": true, "why": true,
+	"when": true, "where": true, "which": true, "who": true, "can": true, "should": true,
+	"my": true, "me": true, "we": true, "our": true, "you": true, "your": true,
+}
+
+func isQuestionWord(t string) bool { return questionWords[t] }
 
 // rank scores every chunk holding a query term, in no particular order.
 func (p BM25) rank(tx *store.Tx, terms []string, qtf map[string]int) ([]scored, error) {

@@ -160,3 +160,16 @@ func TestTopScoredMatchesFullSort(t *testing.T) {
 		t.Fatalf("topScored differs from sort:\n%v\n%v", top, full[:20])
 	}
 }
+
+func TestQueryDropsQuestionWords(t *testing.T) {
+	cases := []struct{ q, want string }{
+		{"how do I create a new vault", "[creat new vault]"},
+		{"what did we decide about tomatoes?", "[decid about tomato]"},
+		{"how do I", "[how do i]"}, // nothing else to look for: keep them
+	}
+	for _, c := range cases {
+		if got, _ := queryTerms(c.q); fmt.Sprint(got) != c.want {
+			t.Errorf("queryTerms(%q) = %v, want %s", c.q, got, c.want)
+		}
+	}
+}
