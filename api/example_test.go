@@ -6,12 +6,13 @@ import (
 	"log"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 )
 
 // A client asks a running daemon for the chunks that answer a query.
 func ExampleClient_Recall() {
-	c := api.NewClient(api.DefaultSocket())
+	c := api.NewClient(config.RuntimeSocketPath())
 	defer c.Close()
 	res, err := c.Recall(context.Background(), memory.RecallRequest{
 		Query:   "tomato watering",
@@ -28,7 +29,7 @@ func ExampleClient_Recall() {
 
 // Events follow indexing as it happens.
 func ExampleClient_Events() {
-	c := api.NewClient(api.DefaultSocket())
+	c := api.NewClient(config.RuntimeSocketPath())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s, err := c.Events(ctx)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/config"
 )
 
 // version is set at link time (-ldflags "-X main.version=…").
@@ -51,8 +52,8 @@ memd in the background when no daemon answers on the socket.`,
 	root.SetOut(a.out)
 	root.SetErr(a.errOut)
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.data, "data", envOr("MEMD_DATA", api.DefaultDataDir()), "memd's data folder (env MEMD_DATA)")
-	pf.StringVar(&a.socket, "socket", envOr("MEMD_SOCKET", api.DefaultSocket()), "memd's unix socket (env MEMD_SOCKET)")
+	pf.StringVar(&a.data, "data", envOr("MEMD_DATA", config.DataDir()), "memd's data folder (env MEMD_DATA)")
+	pf.StringVar(&a.socket, "socket", envOr("MEMD_SOCKET", config.RuntimeSocketPath()), "memd's unix socket (env MEMD_SOCKET)")
 	pf.BoolVar(&a.json, "json", false, "print results as JSON")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		var err error
