@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/memory"
+)
+
+func newMCPCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve memd to AI agents as an MCP server on stdin and stdout",
+		Long: `mcp speaks the Model Context Protocol on stdin and stdout, so that agents
+(Claude Code, Cursor, …) can recall from your notes, ask memd's model, see its
+status and register folders. Every call goes to the daemon, which memctl
+starts when none answers. Logs go to stderr; the server stops when stdin
+closes.
+
+Register it with your agent as the command "memctl mcp".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.serveMCP(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+}
+
+// serveMCP serves one MCP session on in and out until the agent closes in
+// or ctx ends; both are a clean stop.
+func (a *app) serveMCP(ctx context.Context, in io.Reader, out io.Writer) error {
+	stdin := &agentInput{ReadCloser: readCloser(in)}
+	ss, err := newMCPServer(a).Connect(ctx, &mcp.IOTransport{Reader: stdin, Writer: nopWriteCloser{out}}, nil)
+	if err != nil {
+		return fmt.Errorf("start the MCP session: %w", err)
+	}
+	stop := context.AfterFunc(ctx, func() { ss.Close() })
+	defer stop()
+	err = ss.Wait()
+	// Closing stdin is how an MCP client ends a stdio session; the SDK then
+	// reports the answers it could no longer send as an error.
+	if ctx.Err() != nil || stdin.closed.Load() {
+		return nil
+	}
+	return err
+}
+
+const mcpInstructions = `memd holds the user's own notes: the Markdown and text files of the folders
+they registered on this machine. Call recall before answering from general
+knowledge whenever the question may concern what the user wrote, decided or
+planned, and cite what you use as path:line.`
+
+// newMCPServer returns the MCP server of memctl mcp: one tool per daemon
+// call, each opening its own client so a daemon restarted meanwhile is
+// found (or started) again.
+func newMCPServer(a *app) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "memd", Title: "memd: the user's notes", Version: version},
+		&mcp.ServerOptions{
+			Instructions: mcpInstructions,
+			// The tools never change, so no list_changed notification (the SDK
+			// sends one for the tools added here, racing the session's start).
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			Logger:       slog.New(slog.NewTextHandler(a.errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		})
+	// The hints are pointers because nil means true.
+	closed, destructive := new(false), new(true)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "recall",
+		Description: "Search the user's personal notes for the passages that best answer a query; " +
+			"returns file paths, line ranges, headings and the passages' text. Use it whenever the " +
+			"user's own notes, plans or past decisions may hold the answer, then cite path:line.",
+		Annotations: &mcp.ToolAnnotations{Title: "Recall from notes", ReadOnlyHint: true, OpenWorldHint: closed},
+	}, a.mcpRecall)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "chat",
+		Description: "Ask memd's local model to answer a question from the user's notes; returns its " +
+			"answer and the notes it cites (path:line). Prefer recall when you can read the passages " +
+			"yourself; use chat when the user wants memd's own answer. Fails with a message when no " +
+			"generator model is configured.",
+		Annotations: &mcp.ToolAnnotations{Title: "Ask the notes", ReadOnlyHint: true, OpenWorldHint: closed},
+	}, a.mcpChat)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "status",
+		Description: "Show what memd holds: the registered folders, how many notes and chunks are " +
+			"indexed, and how many files are still pending. Use it to check that the notes are " +
+			"indexed before relying on recall, or to learn which folders exist.",
+		Annotations: &mcp.ToolAnnotations{Title: "memd status", ReadOnlyHint: true, OpenWorldHint: closed},
+	}, a.mcpStatus)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "add_folder",
+		Description: "Register a folder of notes (an absolute path) so memd indexes and watches it; " +
+			"indexing runs in the background (status shows progress). Use it only when the user " +
+			"asks for a folder to be added to their memory.",
+		Annotations: &mcp.ToolAnnotations{Title: "Add a notes folder", DestructiveHint: closed,
+			IdempotentHint: true, OpenWorldHint: closed},
+	}, a.mcpAddFolder)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "forget",
+		Description: "Drop one note (an absolute file path) from memd's index, so recall and chat stop " +
+			"returning it until the file next changes; the file itself is not touched. Use it only " +
+			"when the user explicitly asks to forget or hide that note.",
+		Annotations: &mcp.ToolAnnotations{Title: "Forget a note", DestructiveHint: destructive,
+			IdempotentHint: true, OpenWorldHint: closed},
+	}, a.mcpForget)
+	s.AddReceivingMiddleware(argumentErrorsAsToolErrors)
+	return s
+}
+
+type recallArgs struct {
+	Query      string   `json:"query" jsonschema:"what to look for, in the user's words or yours"`
+	K          int      `json:"k,omitempty" jsonschema:"how many passages to return (default 10)"`
+	Folder     string   `json:"folder,omitempty" jsonschema:"only notes of this registered folder (absolute path)"`
+	PathPrefix string   `json:"path_prefix,omitempty" jsonschema:"only notes whose absolute path starts with this"`
+	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags"`
+}
+
+func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallArgs) (*mcp.CallToolResult, recallJSON, error) {
+	req := memory.RecallRequest{Query: in.Query, K: in.K, Filters: memory.Filters{Tags: in.Tags}}
+	var err error
+	if in.Folder != "" {
+		if req.Filters.Folder, err = absArg("folder", in.Folder); err != nil {
+			return nil, recallJSON{}, err
+		}
+	}
+	if in.PathPrefix != "" {
+		if req.Filters.PathPrefix, err = absArg("path_prefix", in.PathPrefix); err != nil {
+			return nil, recallJSON{}, err
+		}
+		if strings.HasSuffix(in.PathPrefix, "/") && !strings.HasSuffix(req.Filters.PathPrefix, "/") {
+			req.Filters.PathPrefix += "/"
+		}
+	}
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, recallJSON{}, err
+	}
+	defer c.Close()
+	res, err := c.Recall(ctx, req)
+	if err != nil {
+		return nil, recallJSON{}, err
+	}
+	out := toRecallJSON(res.Hits)
+	out.Warnings = res.Warnings
+	return textResult(hitsText(in.Query, res)), out, nil
+}
+
+// hitsText is recall's answer for a model to read: each hit as
+// "path:start-end  heading" and its whole text, since the model cannot
+// open the rest of an excerpt as a person can.
+func hitsText(query string, res memory.RecallResult) string {
+	var b strings.Builder
+	if len(res.Hits) == 0 {
+		fmt.Fprintf(&b, "nothing in the notes matches %q\n", query)
+	}
+	for i, h := range res.Hits {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		if len(h.Heading) > 0 {
+			b.WriteString("  " + strings.Join(h.Heading, " > "))
+		}
+		fmt.Fprintf(&b, "  (score %.3f)\n", h.Score)
+		for line := range strings.SplitSeq(strings.TrimRight(h.Text, "\n"), "\n") {
+			b.WriteString("    " + line + "\n")
+		}
+	}
+	for _, w := range res.Warnings {
+		b.WriteString("warning: " + w + "\n")
+	}
+	return b.String()
+}
+
+type chatArgs struct {
+	Question string `json:"question" jsonschema:"the question to answer from the user's notes"`
+	K        int    `json:"k,omitempty" jsonschema:"how many passages of the notes to give the model (default 6)"`
+}
+
+// chatAnswer is what the chat tool returns: the answer and the notes it
+// cites.
+type chatAnswer struct {
+	Answer    string            `json:"answer"`
+	Citations []memory.Citation `json:"citations"`
+	Warnings  []string          `json:"warnings,omitempty"`
+}
+
+func (a *app) mcpChat(ctx context.Context, _ *mcp.CallToolRequest, in chatArgs) (*mcp.CallToolResult, chatAnswer, error) {
+	q := strings.TrimSpace(in.Question)
+	if q == "" {
+		return nil, chatAnswer{}, errors.New(`"question" is empty; pass the question to answer`)
+	}
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, chatAnswer{}, err
+	}
+	defer c.Close()
+	res, err := c.Chat(ctx, memory.ChatRequest{K: in.K, Messages: []memory.Message{{Role: memory.RoleUser, Content: q}}}, nil)
+	if err != nil {
+		return nil, chatAnswer{}, err
+	}
+	out := chatAnswer{Answer: strings.TrimSpace(res.Message.Content), Citations: res.Citations, Warnings: res.Warnings}
+	if out.Citations == nil {
+		out.Citations = []memory.Citation{}
+	}
+	var b strings.Builder
+	b.WriteString(out.Answer + "\n")
+	printSources(&b, res)
+	for _, w := range res.Warnings {
+		b.WriteString("warning: " + w + "\n")
+	}
+	return textResult(b.String()), out, nil
+}
+
+// mcpStatus is the status tool's answer: the counts and folders an agent
+// needs, without the daemon's internals.
+type mcpStatus struct {
+	Notes    int         `json:"notes"`
+	Chunks   int         `json:"chunks"`
+	Pending  int         `json:"pending"`
+	Skipped  int         `json:"skipped"`
+	Folders  []mcpFolder `json:"folders"`
+	Warnings []string    `json:"warnings,omitempty"`
+}
+
+type mcpFolder struct {
+	Path     string `json:"path"`
+	Notes    int    `json:"notes"`
+	Watching bool   `json:"watching"`
+	Error    string `json:"error,omitempty"`
+}
+
+func toMCPFolder(f memory.FolderStatus) mcpFolder {
+	return mcpFolder{Path: f.Path, Notes: f.Notes, Watching: f.Watching, Error: f.Error}
+}
+
+func (a *app) mcpStatus(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpStatus, error) {
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, mcpStatus{}, err
+	}
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil, mcpStatus{}, err
+	}
+	out := mcpStatus{Notes: st.Notes, Chunks: st.Chunks, Pending: st.Pending, Skipped: st.Skipped,
+		Folders: make([]mcpFolder, 0, len(st.Folders)), Warnings: st.Warnings}
+	for _, f := range st.Folders {
+		out.Folders = append(out.Folders, toMCPFolder(f))
+	}
+	var b strings.Builder
+	printStatus(&b, st)
+	return textResult(b.String()), out, nil
+}
+
+type folderArgs struct {
+	Path string `json:"path" jsonschema:"the folder's absolute path"`
+}
+
+type noteArgs struct {
+	Path string `json:"path" jsonschema:"the note file's absolute path"`
+}
+
+func (a *app) mcpAddFolder(ctx context.Context, _ *mcp.CallToolRequest, in folderArgs) (*mcp.CallToolResult, mcpFolder, error) {
+	dir, err := absArg("path", in.Path)
+	if err != nil {
+		return nil, mcpFolder{}, err
+	}
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, mcpFolder{}, err
+	}
+	defer c.Close()
+	f, err := c.AddFolder(ctx, dir)
+	if err != nil {
+		return nil, mcpFolder{}, err
+	}
+	text := fmt.Sprintf("added %s; memd indexes it in the background (the status tool shows what is pending)", f.Path)
+	return textResult(text), toMCPFolder(f), nil
+}
+
+func (a *app) mcpForget(ctx context.Context, _ *mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, removedJSON, error) {
+	path, err := absArg("path", in.Path)
+	if err != nil {
+		return nil, removedJSON{}, err
+	}
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, removedJSON{}, err
+	}
+	defer c.Close()
+	if err := c.Forget(ctx, path); err != nil {
+		return nil, removedJSON{}, err
+	}
+	text := fmt.Sprintf("forgot %s; it stays out of the index until the file changes", path)
+	return textResult(text), removedJSON{Path: path, Removed: true}, nil
+}
+
+// absArg refuses a relative path: memctl mcp runs in whatever folder the
+// agent started it from, so a relative path would name the wrong file.
+func absArg(name, p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is %q, not an absolute path; pass the full path, such as /home/you/notes", name, p)
+	}
+	return absPath(p)
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// argumentErrorsAsToolErrors answers arguments that fail a tool's schema
+// with a tool error rather than the SDK's protocol error, so the agent's
+// model sees what was wrong and can call again (as the 2025-11-25 spec
+// asks). An unknown tool stays a protocol error.
+func argumentErrorsAsToolErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var wire *jsonrpc.Error
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams ||
+			strings.HasPrefix(wire.Message, "unknown tool") {
+			return res, err
+		}
+		r := textResult(fmt.Sprintf("bad arguments for %s: %v", call.Params.Name, err))
+		r.IsError = true
+		return r, nil
+	}
+}
+
+// agentInput is stdin, noting when the agent closed it.
+type agentInput struct {
+	io.ReadCloser
+	closed atomic.Bool
+}
+
+func (r *agentInput) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		r.closed.Store(true)
+	}
+	return n, err
+}
+
+// readCloser lets the session close stdin when it ends, as the SDK's own
+// stdio transport does, where the reader can be closed.
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+// nopWriteCloser keeps the session from closing stdout, which the process
+// owns.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/memory"
+)
+
+// mcpAgent is an agent's end of memctl mcp, run over two pipes as an agent
+// runs it over stdin and stdout.
+type mcpAgent struct {
+	*mcp.ClientSession
+	stdin  io.Closer     // the command's stdin, written by the agent
+	done   chan error    // the command's error, once it returns
+	stderr *lockedBuffer // what the command logged
+	stdout *lockedBuffer // what the command wrote on stdout
+}
+
+// startMCP runs memctl mcp against svc served by a real api.Server, and
+// connects an MCP client to it. The command must return nil once its stdin
+// closes, which cleanup checks.
+func startMCP(t *testing.T, svc *apitest.Service) *mcpAgent {
+	t.Helper()
+	sock := fakeDaemon(t, svc)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ag := &mcpAgent{stdin: inW, done: make(chan error, 1), stderr: &lockedBuffer{}, stdout: &lockedBuffer{}}
+	root := newRoot(&app{out: io.MultiWriter(ag.stdout, outW), errOut: ag.stderr, noStart: true})
+	root.SetIn(inR)
+	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "mcp"})
+	go func() {
+		err := root.ExecuteContext(context.Background())
+		outW.Close()
+		ag.done <- err
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag.ClientSession = cs
+	t.Cleanup(func() {
+		cs.Close()
+		if err := ag.wait(); err != nil {
+			t.Errorf("memctl mcp: %v", err)
+		}
+	})
+	return ag
+}
+
+// wait returns the command's error once it has returned.
+func (ag *mcpAgent) wait() error {
+	select {
+	case err := <-ag.done:
+		ag.done <- err // for cleanup, which waits too
+		return err
+	case <-time.After(5 * time.Second):
+		return io.ErrNoProgress
+	}
+}
+
+// call calls a tool, failing the test on a protocol error.
+func (ag *mcpAgent) call(t *testing.T, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := ag.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	return res
+}
+
+// text is the result's text content.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// structured decodes the result's structured content into v.
+func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%v in %s", err, b)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestMCPListsTools(t *testing.T) {
+	ag := startMCP(t, apitest.New())
+	if got := ag.InitializeResult().ServerInfo.Name; got != "memd" {
+		t.Errorf("server name %q", got)
+	}
+	res, err := ag.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		tools[tool.Name] = tool
+		if tool.Description == "" || tool.Annotations == nil {
+			t.Errorf("%s has no description or annotations", tool.Name)
+		}
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range tools {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	if want := []string{"add_folder", "chat", "forget", "recall", "status"}; !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+	schema, _ := json.Marshal(tools["recall"].InputSchema)
+	for _, want := range []string{`"required":["query"]`, `"path_prefix"`, `"tags"`} {
+		if !strings.Contains(string(schema), want) {
+			t.Errorf("recall's input schema lacks %s: %s", want, schema)
+		}
+	}
+	if !tools["recall"].Annotations.ReadOnlyHint || tools["forget"].Annotations.ReadOnlyHint {
+		t.Error("recall should be read-only and forget not")
+	}
+	if d := tools["forget"].Annotations.DestructiveHint; d == nil || !*d {
+		t.Error("forget is not marked destructive")
+	}
+}
+
+func TestMCPRecall(t *testing.T) {
+	svc := recallFake()
+	ag := startMCP(t, svc)
+	res := ag.call(t, "recall", map[string]any{"query": "tomatoes", "k": 3, "folder": "/n", "path_prefix": "/n/", "tags": []string{"garden"}})
+	var got recallJSON
+	structured(t, res, &got)
+	want := hitJSON{Folder: "/n", Path: "/n/garden.md", StartLine: 3, EndLine: 9, Heading: []string{"Garden", "Tomatoes"},
+		Text: "## Tomatoes\n\nWater tomatoes deeply twice a week.\n", Summary: "watering", Score: 1.25}
+	if len(got.Hits) != 1 || !hitsEqual(got.Hits[0], want) {
+		t.Fatalf("hits %+v, want %+v", got.Hits, want)
+	}
+	wantText := "/n/garden.md:3-9  Garden > Tomatoes  (score 1.250)\n    ## Tomatoes\n    \n    Water tomatoes deeply twice a week.\n"
+	if text(res) != wantText {
+		t.Errorf("text\n%q\nwant\n%q", text(res), wantText)
+	}
+	svc.Mu.Lock()
+	r := svc.LastRecall
+	svc.Mu.Unlock()
+	if r.K != 3 || r.Filters.Folder != "/n" || r.Filters.PathPrefix != "/n/" || !slices.Equal(r.Filters.Tags, []string{"garden"}) {
+		t.Errorf("request %+v", r)
+	}
+
+	res = ag.call(t, "recall", map[string]any{"query": "cucumbers"})
+	structured(t, res, &got)
+	if len(got.Hits) != 0 || !strings.Contains(text(res), `nothing in the notes matches "cucumbers"`) {
+		t.Errorf("no hits: %+v, %q", got.Hits, text(res))
+	}
+}
+
+func hitsEqual(a, b hitJSON) bool {
+	return a.Folder == b.Folder && a.Path == b.Path && a.StartLine == b.StartLine && a.EndLine == b.EndLine &&
+		slices.Equal(a.Heading, b.Heading) && a.Text == b.Text && a.Summary == b.Summary && a.Score == b.Score
+}
+
+func TestMCPChat(t *testing.T) {
+	svc := chatFake()
+	ag := startMCP(t, svc)
+	res := ag.call(t, "chat", map[string]any{"question": "tomatoes", "k": 3})
+	var got chatAnswer
+	structured(t, res, &got)
+	if got.Answer != "Water them deeply [1]." || len(got.Citations) != 1 ||
+		got.Citations[0].Path != "/n/garden.md" || got.Citations[0].StartLine != 3 {
+		t.Fatalf("answer %+v", got)
+	}
+	wantText := "Water them deeply [1].\n\nsources:\n/n/garden.md:3: [1] Garden > Tomatoes\n"
+	if text(res) != wantText {
+		t.Errorf("text\n%q\nwant\n%q", text(res), wantText)
+	}
+	svc.Mu.Lock()
+	r := svc.LastChat
+	svc.Mu.Unlock()
+	if r.K != 3 || len(r.Messages) != 1 || r.Messages[0].Content != "tomatoes" || !r.UsesMemory() {
+		t.Errorf("request %+v", r)
+	}
+}
+
+func TestMCPStatus(t *testing.T) {
+	svc := recallFake()
+	svc.FolderList["/n"] = memory.FolderStatus{Path: "/n", Notes: 1, Watching: true}
+	svc.Pending = 2
+	ag := startMCP(t, svc)
+	res := ag.call(t, "status", nil)
+	var got mcpStatus
+	structured(t, res, &got)
+	want := mcpStatus{Notes: 1, Chunks: 1, Pending: 2, Folders: []mcpFolder{{Path: "/n", Notes: 1, Watching: true}}}
+	if got.Notes != want.Notes || got.Chunks != want.Chunks || got.Pending != want.Pending || !slices.Equal(got.Folders, want.Folders) {
+		t.Fatalf("status %+v, want %+v", got, want)
+	}
+	if !strings.Contains(text(res), "1 notes, 1 chunks, 2 pending") {
+		t.Errorf("text %q", text(res))
+	}
+}
+
+func TestMCPAddFolderForget(t *testing.T) {
+	svc := recallFake()
+	ag := startMCP(t, svc)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f mcpFolder
+	structured(t, ag.call(t, "add_folder", map[string]any{"path": dir}), &f)
+	if f.Path != dir || !f.Watching {
+		t.Errorf("folder %+v", f)
+	}
+	var rm removedJSON
+	structured(t, ag.call(t, "forget", map[string]any{"path": "/n/garden.md"}), &rm)
+	svc.Mu.Lock()
+	_, registered := svc.FolderList[dir]
+	_, kept := svc.Notes["/n/garden.md"]
+	svc.Mu.Unlock()
+	if !registered || kept || !rm.Removed {
+		t.Errorf("registered %v, note kept %v, removed %+v", registered, kept, rm)
+	}
+}
+
+// TestMCPToolErrors checks that bad arguments, refusals of the daemon and
+// a missing generator all come back as tool errors the agent's model can
+// read, with the daemon's own message.
+func TestMCPToolErrors(t *testing.T) {
+	ag := startMCP(t, recallFake()) // no ChatAnswer: the daemon has no generator
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"recall", map[string]any{}, `missing properties: ["query"]`},
+		{"recall", map[string]any{"query": "x", "k": "ten"}, "bad arguments for recall"},
+		{"recall", map[string]any{"query": " "}, `"query" is empty`},
+		{"recall", map[string]any{"query": "x", "k": 5000}, `"k" is 5000`},
+		{"recall", map[string]any{"query": "x", "folder": "notes"}, `"folder" is "notes", not an absolute path`},
+		{"chat", map[string]any{"question": "tomatoes"}, "chat needs a generator model and none is loaded"},
+		{"chat", map[string]any{"question": ""}, `"question" is empty`},
+		{"add_folder", map[string]any{"path": "~/notes"}, `"path" is "~/notes", not an absolute path`},
+		{"forget", map[string]any{"path": "/n/missing.md"}, "note /n/missing.md is not indexed"},
+	} {
+		res := ag.call(t, c.tool, c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%s %v: error %v, %q; want a tool error with %q", c.tool, c.args, res.IsError, text(res), c.want)
+		}
+	}
+	if _, err := ag.CallTool(t.Context(), &mcp.CallToolParams{Name: "reindex"}); err == nil {
+		t.Error("an unknown tool is not a protocol error")
+	}
+}
+
+// TestMCPExitsWhenStdinCloses closes stdin while a recall is in flight, as
+// an agent that quits does: the command must return nil, having logged
+// nothing, and its stdout must have carried only the protocol.
+func TestMCPExitsWhenStdinCloses(t *testing.T) {
+	svc := recallFake()
+	entered, release := make(chan struct{}), make(chan struct{})
+	svc.RecallHook = func(context.Context, memory.RecallRequest) (memory.RecallResult, error) {
+		close(entered)
+		<-release
+		return memory.RecallResult{Hits: []memory.Hit{}}, nil
+	}
+	ag := startMCP(t, svc)
+	called := make(chan error, 1)
+	go func() {
+		_, err := ag.CallTool(context.Background(), &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": "x"}})
+		called <- err
+	}()
+	<-entered
+	ag.stdin.Close()
+	close(release)
+	if err := ag.wait(); err != nil {
+		t.Fatalf("memctl mcp returned %q after stdin closed", err)
+	}
+	if err := <-called; err == nil {
+		t.Error("the recall in flight was answered after stdin closed")
+	}
+	if s := ag.stderr.String(); s != "" {
+		t.Errorf("logged %q", s)
+	}
+	for line := range strings.Lines(ag.stdout.String()) {
+		var msg struct {
+			Version string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.Version != "2.0" {
+			t.Errorf("stdout carried %q, not a JSON-RPC message", line)
+		}
+	}
+}
