@@ -1,20 +1,22 @@
 package store
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
 )
 
-// The lexical index is one bbolt key per (term, block of chunk ids):
-// term, 0x00, then the block number (chunk id >> blockShift) big-endian.
-// The value is the block's postings sorted by chunk id, each as uvarints
-// (id delta, frequency, chunk length). Grouping ids into blocks keeps a bulk
-// index to one Put per term per block, and a note's edit touches only the
-// blocks of its own chunks. Reading a term is one seek and a short scan.
-const blockShift = 12
+// The lexical index is one bbolt key per (block of chunk ids, term): the
+// block number (chunk id >> blockShift) big-endian, then the term. The
+// value is the block's postings sorted by chunk id (see appendBlock).
+// Grouping ids into blocks keeps a bulk index to one Put per term per
+// block. Putting the block first keeps every key a commit touches together:
+// new chunks have the newest ids, so indexing rewrites only the newest
+// block's pages instead of a page of every term in the index, and a note's
+// edit touches only the blocks of its own chunks. Reading a term is one Get
+// per block.
+const blockShift = 13
 
 // Posting is one chunk that holds a term.
 type Posting struct {
@@ -33,18 +35,17 @@ func refOf(term string, chunk uint64) blockRef {
 	return blockRef{term: term, block: uint32(chunk >> blockShift)}
 }
 
-func (r blockRef) key() []byte {
-	k := make([]byte, 0, len(r.term)+5)
-	k = append(k, r.term...)
-	k = append(k, 0)
-	return binary.BigEndian.AppendUint32(k, r.block)
+func (r blockRef) key() []byte { return blockKey(make([]byte, 0, len(r.term)+4), r.block, r.term) }
+
+func blockKey(dst []byte, block uint32, term string) []byte {
+	return append(binary.BigEndian.AppendUint32(dst, block), term...)
 }
 
 func compareRefs(a, b blockRef) int {
-	if c := strings.Compare(a.term, b.term); c != 0 {
+	if c := compareU64(uint64(a.block), uint64(b.block)); c != 0 {
 		return c
 	}
-	return compareU64(uint64(a.block), uint64(b.block))
+	return strings.Compare(a.term, b.term)
 }
 
 type postingEdits struct {
@@ -210,9 +211,15 @@ var errDamagedBlock = fmt.Errorf("posting block is damaged; run `memctl reindex`
 // Postings appends to dst every posting of term, in chunk id order. Edits
 // made earlier in the same Update are not visible until it commits.
 func (t *Tx) Postings(term string, dst []Posting) ([]Posting, error) {
-	prefix := []byte(term + "\x00")
-	c := t.bucket(bucketPostings).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+4; k, v = c.Next() {
+	b := t.bucket(bucketPostings)
+	last := uint32(t.MaxChunkID() >> blockShift)
+	key := make([]byte, 0, 4+len(term))
+	for block := uint32(0); block <= last; block++ {
+		key = blockKey(key[:0], block, term)
+		v := b.Get(key)
+		if v == nil {
+			continue
+		}
 		var err error
 		if dst, err = decodeBlock(v, dst); err != nil {
 			return dst, fmt.Errorf("postings of %q: %w", term, err)
