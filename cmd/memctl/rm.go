@@ -1,18 +1,29 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/api"
 )
 
 func newRmCmd(a *app) *cobra.Command {
+	return removalCmd(a, "rm DIR", "Unregister a folder and drop its notes from the index (the files stay)",
+		(*api.Client).RemoveFolder, "removed %s from the index; its files are untouched\n")
+}
+
+// removalCmd is a command that takes one path, makes it absolute, asks the
+// daemon to drop it from the index and says so (done is a format for the
+// path).
+func removalCmd(a *app, use, short string, remove func(*api.Client, context.Context, string) error, done string) *cobra.Command {
 	return &cobra.Command{
-		Use:   "rm DIR",
-		Short: "Unregister a folder and drop its notes from the index (the files stay)",
+		Use:   use,
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := absPath(args[0])
+			path, err := absPath(args[0])
 			if err != nil {
 				return err
 			}
@@ -21,13 +32,13 @@ func newRmCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			if err := c.RemoveFolder(cmd.Context(), dir); err != nil {
+			if err := remove(c, cmd.Context(), path); err != nil {
 				return err
 			}
 			if a.json {
-				return a.printJSON(removedJSON{Path: dir, Removed: true})
+				return a.printJSON(removedJSON{Path: path, Removed: true})
 			}
-			fmt.Fprintf(a.out, "removed %s from the index; its files are untouched\n", dir)
+			fmt.Fprintf(a.out, done, path)
 			return nil
 		},
 	}
