@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,12 +20,6 @@ const (
 	roleReranker  = "reranker"
 )
 
-// noRerankAPI is why a configured reranker does not load: llama.cpp's rank
-// pooling is bound in inference/llama, but inference has no cross-encoder
-// type over it yet, and memd does not drive llama.cpp from outside
-// inference.
-const noRerankAPI = "reranking is not available in this build: inference has no cross-encoder runner yet; recall runs without rerank"
-
 // models holds the models memd loaded for its roles. A role that is not
 // configured, or whose model failed to load, is nil and its status says
 // why; memd serves on its defaults either way.
@@ -34,6 +29,7 @@ type models struct {
 	lib       *llama.Library
 	generator *inference.Generator
 	embedder  *inference.Embedder
+	reranker  *inference.Reranker
 	status    []memory.ModelStatus
 }
 
@@ -109,8 +105,11 @@ func (m *models) load(st *memory.ModelStatus) {
 			info = m.embedder.Info()
 		}
 	case roleReranker:
-		st.Reason = noRerankAPI
-		return
+		m.reranker, err = inference.LoadReranker(m.lib, inference.RerankerConfig{Path: st.Path, Threads: m.cfg.Threads,
+			GPULayers: m.cfg.GPULayers, Logger: m.log})
+		if err == nil {
+			info = m.reranker.Info()
+		}
 	}
 	if err != nil {
 		st.Reason = err.Error()
@@ -147,8 +146,35 @@ func (m *models) queryEmbedder() memory.QueryEmbedder {
 	return m.embedder
 }
 
+// recallReranker is the configured reranker as recall sees it, nil when
+// none loaded (an untyped nil, so memory sees no reranker).
+func (m *models) recallReranker() memory.Reranker {
+	if m.reranker == nil {
+		return nil
+	}
+	return rerankAdapter{m.reranker}
+}
+
+// rerankAdapter gives memory the float64 scores it reranks by.
+type rerankAdapter struct{ r *inference.Reranker }
+
+func (a rerankAdapter) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+	s, err := a.r.Score(ctx, query, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out, nil
+}
+
 // Close frees the models; callers stop what uses them first.
 func (m *models) Close() {
+	if m.reranker != nil {
+		m.reranker.Close()
+	}
 	if m.generator != nil {
 		m.generator.Close()
 	}

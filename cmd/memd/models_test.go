@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func TestLoadModelsLlama(t *testing.T) {
 	if !emb.Loaded || emb.Fingerprint == "" || emb.Backend == "" || emb.Bytes <= 0 || m.queryEmbedder() == nil {
 		t.Errorf("embedder: %+v", emb)
 	}
-	if rr.Loaded || rr.Reason != noRerankAPI {
+	if rr.Loaded || !strings.Contains(rr.Reason, "is not a reranker model: its pooling type is mean") || m.recallReranker() != nil {
 		t.Errorf("reranker: %+v", rr)
 	}
 	prev, err := m.openPreviousEmbedder(e.Path)
@@ -60,4 +61,25 @@ func TestLoadModelsLlama(t *testing.T) {
 	}
 	closeIt := prev.(interface{ Close() error })
 	closeIt.Close()
+}
+
+func TestLoadModelsReranker(t *testing.T) {
+	dir := os.Getenv("MEMD_LLAMA_LIB")
+	if dir == "" {
+		t.Skip("MEMD_LLAMA_LIB is not set")
+	}
+	r, err := testmodel.WriteReranker(t.TempDir(), testmodel.Config{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := loadModels(config.Config{Reranker: r.Path, LibDir: dir, Threads: 1}, slog.New(slog.DiscardHandler))
+	defer m.Close()
+	rr := m.status[2]
+	if !rr.Loaded || rr.Reason != "" || rr.Fingerprint == "" || rr.Backend == "" || rr.Bytes <= 0 {
+		t.Fatalf("reranker: %+v", rr)
+	}
+	scores, err := m.recallReranker().Rerank(context.Background(), "water the garden", []string{"garden water", "ships at sea"})
+	if err != nil || len(scores) != 2 || scores[0] == scores[1] {
+		t.Fatalf("rerank: %v %v", scores, err)
+	}
 }
