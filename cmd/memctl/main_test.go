@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/api"
-	"github.com/memd-dev/memd/api/apitest"
 )
 
 // fakeDaemon serves svc on a fresh short socket and returns its path.
-func fakeDaemon(t *testing.T, svc *apitest.Service) string {
+func fakeDaemon(t *testing.T, svc api.Service) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "memctl")
 	if err != nil {

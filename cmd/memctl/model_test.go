@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,9 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/api/apitest"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/internal/config"
@@ -88,7 +85,7 @@ func TestModelList(t *testing.T) {
 		{Role: "embedder", Path: "/m/e.gguf", Loaded: true, Fingerprint: "0123456789abcdef0123", Backend: "cpu", Bytes: 300 << 20},
 		{Role: "generator", Reason: "no model configured"},
 	}}}
-	out, _, err = run(t, serveFake(t, svc), "model", "list", "--models", models)
+	out, _, err = run(t, fakeDaemon(t, svc), "model", "list", "--models", models)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,29 +103,6 @@ type modelsService struct {
 }
 
 func (s *modelsService) Status(context.Context) (memory.Status, error) { return s.status, nil }
-
-// serveFake serves svc on a fresh short socket and returns its path.
-func serveFake(t *testing.T, svc api.Service) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "memctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "memd.sock")
-	l, err := api.Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := api.NewServer(svc, api.Options{Logger: slog.New(slog.DiscardHandler)})
-	go s.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
-	return sock
-}
 
 func TestModelPull(t *testing.T) {
 	dir := t.TempDir()
