@@ -219,6 +219,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, prio Priority) ([]
 		e.pending = append(e.pending, it)
 	}
 	e.mu.Unlock()
+	return e.await(ctx, call)
+}
+
+// await wakes the loop for call's queued items and waits for their results
+// or for ctx to end.
+func (e *Embedder) await(ctx context.Context, call *embedCall) ([]Embedding, error) {
 	e.signal()
 	select {
 	case <-call.done:

@@ -329,15 +329,5 @@ func (e *Embedder) embedTokens(ctx context.Context, seqs [][]int32, prio Priorit
 		e.pending = append(e.pending, &embedItem{call: call, index: i, toks: toks, order: e.order})
 	}
 	e.mu.Unlock()
-	e.signal()
-	select {
-	case <-call.done:
-		if call.err != nil {
-			return nil, call.err
-		}
-		return call.out, nil
-	case <-ctx.Done():
-		e.signal()
-		return nil, ctx.Err()
-	}
+	return e.await(ctx, call)
 }
