@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -16,18 +15,15 @@ import (
 	"github.com/memd-dev/memd/memory"
 )
 
-// chatFlags are serving settings without a config key yet: how many chats
-// may be in flight and which web pages may open a websocket.
+// chatFlags are serving settings without a config key yet: which web
+// pages may open a websocket.
 type chatFlags struct {
-	maxChats int
-	origins  []string
+	origins []string
 }
 
 var serveFlags chatFlags
 
 func (f *chatFlags) register(fs *pflag.FlagSet) {
-	n, _ := strconv.Atoi(os.Getenv("MEMD_MAX_CHATS"))
-	fs.IntVar(&f.maxChats, "max-chats", n, "chats queued or generating at once before memd answers 429 (env MEMD_MAX_CHATS; default 64)")
 	var origins []string
 	if v := os.Getenv("MEMD_WS_ORIGINS"); v != "" {
 		origins = strings.Split(v, ",")

@@ -58,7 +58,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.Data,
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
 		Fusion:    memory.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
-		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: serveFlags.maxChats}})
+		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
 	srv := api.NewServer(svc, api.Options{Logger: log, AllowedOrigins: serveFlags.origins})
 	tl, token, err := listenTCP(cfg, log)
 	if err != nil {

@@ -46,7 +46,13 @@ type Config struct {
 	LogLevel string
 
 	Recall Recall
+	Chat   Chat
 	TCP    TCP
+}
+
+// Chat holds the [chat] table. Zero values mean memory's defaults.
+type Chat struct {
+	MaxInFlight int // chats queued or generating at once before 429
 }
 
 // Recall holds the [recall] table: how BM25 and vector lists are fused.
