@@ -40,8 +40,9 @@ func (e *txEffects) chunker(name string, delta int) {
 	e.chunkers[name] += delta
 }
 
-// removeNote deletes the note at path with its chunks' vectors under every
-// fingerprint and reports whether there was one.
+// removeNote deletes the note at path (the store drops its chunks' vectors
+// with them), records its chunks as removed for the vector sink and reports
+// whether there was one.
 func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
 	n, err := tx.Note(path)
 	if errors.Is(err, store.ErrNotFound) {
@@ -50,30 +51,12 @@ func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := dropChunkVectors(tx, n.Chunks, eff); err != nil {
-		return false, err
-	}
 	if err := tx.DeleteNote(path); err != nil {
 		return false, err
 	}
+	eff.removed = append(eff.removed, n.Chunks...)
 	eff.chunker(n.Chunker, -1)
 	return true, nil
-}
-
-// dropChunkVectors deletes the chunks' vectors under every fingerprint and
-// records the chunks as removed. The store keeps vectors of deleted chunks
-// otherwise.
-func dropChunkVectors(tx *store.Tx, ids []uint64, eff *txEffects) error {
-	fps := tx.VectorFingerprints()
-	for _, id := range ids {
-		for _, fp := range fps {
-			if err := tx.DeleteVector(fp, id); err != nil {
-				return err
-			}
-		}
-	}
-	eff.removed = append(eff.removed, ids...)
-	return nil
 }
 
 // afterCommit tells the vector sink and the chunker counts what a committed

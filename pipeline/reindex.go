@@ -100,8 +100,7 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 			}
 		}
 		for _, n := range notes {
-			n.Size, n.ModTime = -1, time.Time{}
-			if err := tx.MoveNote(n.Path, n); err != nil {
+			if err := tx.TouchNote(n.Path, -1, time.Time{}); err != nil {
 				return err
 			}
 		}

@@ -312,7 +312,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		}
 		evs = append(evs, ev(EventSkipped))
 	case outRefresh:
-		if err := tx.MoveNote(j.Path, o.note); err != nil {
+		if err := tx.TouchNote(j.Path, o.note.Size, o.note.ModTime); err != nil {
 			return nil, err
 		}
 		if err := tx.DeleteSkip(j.Path); err != nil {

@@ -88,9 +88,9 @@ func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	return t.bucket(bucketChunkTerms).Put(u64key(id), buf)
 }
 
-// deleteChunk removes a chunk, its term record and its postings, and returns
-// its length in terms.
-func (t *Tx) deleteChunk(id uint64) (uint32, error) {
+// deleteChunk removes a chunk, its term record, its postings and its
+// vectors under fps, and returns its length in terms.
+func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 	key := u64key(id)
 	v := t.bucket(bucketChunkTerms).Get(key)
 	var length uint32
@@ -112,7 +112,7 @@ func (t *Tx) deleteChunk(id uint64) (uint32, error) {
 	if err := t.bucket(bucketChunkTerms).Delete(key); err != nil {
 		return 0, err
 	}
-	if err := t.deleteVectorsOf(id); err != nil {
+	if err := t.deleteVectorsOf(id, fps); err != nil {
 		return 0, err
 	}
 	return length, t.bucket(bucketChunks).Delete(key)

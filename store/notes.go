@@ -128,8 +128,9 @@ func (t *Tx) DeleteNote(path string) error {
 		return err
 	}
 	var length int64
+	fps := t.VectorFingerprints()
 	for _, id := range n.Chunks {
-		l, err := t.deleteChunk(id)
+		l, err := t.deleteChunk(id, fps)
 		if err != nil {
 			return err
 		}

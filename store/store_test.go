@@ -119,7 +119,6 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 	db := openTest(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	model := map[string]map[uint64]uint32{} // path -> chunk -> (unused)
 	want := map[string]map[uint64]uint32{}  // term -> chunk -> freq
 	notes := map[string][]uint64{}
 	for round := 0; round < 30; round++ {
@@ -166,7 +165,6 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_ = model
 	for _, term := range vocab {
 		got := map[uint64]uint32{}
 		for _, p := range postings(t, db, term) {

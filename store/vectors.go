@@ -128,10 +128,10 @@ func (t *Tx) DeleteVector(fingerprint string, chunk uint64) error {
 	return t.addCounter(counterVectorsPrefix+fingerprint, -1)
 }
 
-// deleteVectorsOf removes chunk's vector under every fingerprint. PutNote and
-// DeleteNote call it for each chunk they remove.
-func (t *Tx) deleteVectorsOf(chunk uint64) error {
-	for _, fp := range t.VectorFingerprints() {
+// deleteVectorsOf removes chunk's vector under each of fps (the store's
+// fingerprints, read once by the caller for all the chunks it removes).
+func (t *Tx) deleteVectorsOf(chunk uint64, fps []string) error {
+	for _, fp := range fps {
 		if err := t.DeleteVector(fp, chunk); err != nil {
 			return err
 		}

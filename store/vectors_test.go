@@ -94,7 +94,7 @@ func TestVectorsRoundTrip(t *testing.T) {
 		if err := tx.DeleteVector("no-such", 7); err != nil {
 			return err
 		}
-		return tx.deleteVectorsOf(3)
+		return tx.deleteVectorsOf(3, tx.VectorFingerprints())
 	}); err != nil {
 		t.Fatal(err)
 	}
