@@ -119,7 +119,7 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 	db := openTest(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	want := map[string]map[uint64]uint32{}  // term -> chunk -> freq
+	want := map[string]map[uint64]uint32{} // term -> chunk -> freq
 	notes := map[string][]uint64{}
 	for round := 0; round < 30; round++ {
 		err := db.Update(func(tx *Tx) error {
