@@ -31,7 +31,10 @@ func main() {
 
 // app is what every subcommand shares: where the daemon is, how to print.
 type app struct {
-	data, socket string
+	// cfg is memd's configuration as memd itself reads it (file, env,
+	// flags), so memctl finds the daemon memd's config puts somewhere else.
+	cfg          config.Config
+	data, socket string // cfg's, made absolute
 	json         bool
 	out, errOut  io.Writer
 	// noStart keeps memctl from starting a daemon (tests of the refusal).
@@ -52,27 +55,26 @@ memd in the background when no daemon answers on the socket.`,
 	root.SetOut(a.out)
 	root.SetErr(a.errOut)
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.data, "data", envOr("MEMD_DATA", config.DataDir()), "memd's data folder (env MEMD_DATA)")
-	pf.StringVar(&a.socket, "socket", envOr("MEMD_SOCKET", config.RuntimeSocketPath()), "memd's unix socket (env MEMD_SOCKET)")
+	config.RegisterFlags(pf, "data", "socket", "models")
 	pf.BoolVar(&a.json, "json", false, "print results as JSON")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		var err error
-		if a.data, err = filepath.Abs(a.data); err != nil {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := config.Load(config.FilePath(cmd.Flags(), os.Getenv), os.Getenv)
+		if err != nil {
 			return err
 		}
-		a.socket, err = filepath.Abs(a.socket)
+		if err := config.ApplyFlags(cmd.Flags(), &cfg); err != nil {
+			return err
+		}
+		a.cfg = cfg
+		if a.data, err = filepath.Abs(cfg.DataFolder()); err != nil {
+			return err
+		}
+		a.socket, err = filepath.Abs(cfg.SocketPath())
 		return err
 	}
 	root.AddCommand(newAddCmd(a), newRmCmd(a), newStatusCmd(a), newRecallCmd(a),
 		newForgetCmd(a), newReindexCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a))
 	return root
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // describe is the line a person reads when a command fails.

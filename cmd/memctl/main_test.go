@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/api/apitest"
 )
 
 // fakeDaemon serves svc on a fresh short socket and returns its path.
@@ -45,4 +46,26 @@ func run(t *testing.T, sock string, args ...string) (string, string, error) {
 	root.SetArgs(append([]string{"--socket", sock, "--data", t.TempDir()}, args...))
 	err := root.ExecuteContext(context.Background())
 	return out.String(), errOut.String(), err
+}
+
+// TestConfigFileNamesTheSocket: memctl reads memd's config file, so a
+// socket set there (and not on the command line) is the one it talks to.
+func TestConfigFileNamesTheSocket(t *testing.T) {
+	sock := fakeDaemon(t, apitest.New())
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("socket = \""+sock+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MEMD_CONFIG", cfg)
+	t.Setenv("MEMD_SOCKET", "")
+	var out, errOut bytes.Buffer
+	a := &app{out: &out, errOut: &errOut, noStart: true}
+	root := newRoot(a)
+	root.SetArgs([]string{"status", "--json"})
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("status with the socket from %s: %v (%s)", cfg, err, errOut.String())
+	}
+	if a.socket != sock {
+		t.Errorf("memctl used socket %s, want %s from the config file", a.socket, sock)
+	}
 }

@@ -39,7 +39,6 @@ embedder (vector recall) and the reranker, plus LoRA adapters by name
 (adapter:memory-chunk). set and unset edit the config file; memd reads it
 at start, so restart memd afterwards.`,
 	}
-	config.RegisterFlags(cmd.PersistentFlags(), "models")
 	cmd.AddCommand(newModelListCmd(a), newModelSetCmd(a), newModelUnsetCmd(a), newModelPullCmd(a))
 	return cmd
 }
@@ -50,23 +49,6 @@ func modelConfig(cmd *cobra.Command) (string, config.Config, error) {
 	path := config.FilePath(cmd.Flags(), os.Getenv)
 	cfg, err := config.Load(path, nil)
 	return path, cfg, err
-}
-
-// modelsFolder is where pull puts models and list looks for them.
-func (a *app) modelsFolder(cmd *cobra.Command) (string, error) {
-	cfg, err := config.Load(config.FilePath(cmd.Flags(), os.Getenv), os.Getenv)
-	if err != nil {
-		return "", err
-	}
-	// Only --models: memctl's own --data is not config's flag, so
-	// config.ApplyFlags would refuse the command's flag set.
-	if f := cmd.Flags().Lookup("models"); f != nil && f.Changed {
-		return filepath.Abs(f.Value.String())
-	}
-	if cfg.Models != "" {
-		return cfg.Models, nil
-	}
-	return filepath.Join(a.data, "models"), nil
 }
 
 // modelListJSON is what model list --json prints.
@@ -105,17 +87,13 @@ func newModelListCmd(a *app) *cobra.Command {
 			} else {
 				out.Roles = configuredRoles(cfg)
 			}
-			dir, err := a.modelsFolder(cmd)
-			if err != nil {
-				return err
-			}
-			if out.Files, err = listModelFiles(dir); err != nil {
+			if out.Files, err = listModelFiles(a.cfg.ModelsFolder()); err != nil {
 				return err
 			}
 			if a.json {
 				return a.printJSON(out)
 			}
-			printModels(a.out, out, dir)
+			printModels(a.out, out, a.cfg.ModelsFolder())
 			return nil
 		},
 	}
@@ -319,12 +297,8 @@ download, checks the hub's sha256, honours HF_TOKEN and HF_ENDPOINT, and
 prints the memctl model set line that puts the file to use.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := a.modelsFolder(cmd)
-			if err != nil {
-				return err
-			}
 			bar := a.downloadBar(args[1])
-			path, err := hub.FromEnv().Pull(cmd.Context(), args[0], args[1], dir, rev, bar.update)
+			path, err := hub.FromEnv().Pull(cmd.Context(), args[0], args[1], a.cfg.ModelsFolder(), rev, bar.update)
 			bar.finish()
 			if err != nil {
 				return err
