@@ -135,7 +135,10 @@ func (p *preparer) prepare(j store.Job) outcome {
 		o.kind, o.note, o.from = outMove, n, moveFrom.Path
 		return o
 	}
-	o.kind, o.note, o.chunks = outPut, n, p.chunks(pn)
+	o.kind, o.note = outPut, n
+	if !p.ix.chunkOn {
+		o.chunks = p.chunks(pn) // else the chunk stage cuts the note
+	}
 	if p.ix.staged() {
 		o.parsed = pn
 	}

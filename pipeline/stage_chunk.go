@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
 )
@@ -39,7 +38,7 @@ func (ix *Indexer) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.Chunk
 
 	starts, err := ix.windowStarts(ctx, pn, idx, lines, windows)
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, inference.ErrClosed) {
+		if aborts(ctx, err) {
 			return nil, "", err
 		}
 		ix.log.Debug("chunk model answer not usable; the heuristic cut the note", "note", pn.Title, "err", err)
