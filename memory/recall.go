@@ -100,7 +100,7 @@ func (nc noteCache) candidate(tx *store.Tx, id uint64, f Filters) (candidate, bo
 		return candidate{}, false // removed since it was ranked
 	}
 	n := nc.get(tx, c.Path)
-	if n == nil || !f.match(c, n) {
+	if n == nil || !f.matchNote(n) {
 		return candidate{}, false
 	}
 	return candidate{chunk: c, note: n}, true
@@ -150,17 +150,6 @@ func hitOf(c *store.Chunk, n *store.Note, score float64) Hit {
 
 func (f Filters) isZero() bool {
 	return f.Folder == "" && f.PathPrefix == "" && len(f.Tags) == 0 && f.ModifiedAfter.IsZero() && f.ModifiedBefore.IsZero()
-}
-
-// match reports whether chunk c of note n passes f.
-func (f Filters) match(c *store.Chunk, n *store.Note) bool {
-	if f.Folder != "" && c.Folder != strings.TrimRight(f.Folder, "/") {
-		return false
-	}
-	if f.PathPrefix != "" && !strings.HasPrefix(c.Path, f.PathPrefix) {
-		return false
-	}
-	return f.matchNote(n)
 }
 
 // matchNote reports whether note n passes f; its chunks share its folder

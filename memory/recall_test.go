@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
 )
 
 // testNote is a note put straight into the store, bypassing the pipeline.
@@ -31,19 +30,9 @@ func storeWith(t testing.TB, notes ...testNote) *store.DB {
 		for _, n := range notes {
 			var chunks []store.NewChunk
 			for i, text := range n.texts {
-				counts := map[string]uint32{}
-				var order []string
-				for _, term := range lexical.Terms(text) {
-					if counts[term] == 0 {
-						order = append(order, term)
-					}
-					counts[term]++
-				}
-				c := store.NewChunk{Chunk: store.Chunk{StartLine: i*10 + 1, EndLine: i*10 + 9, Text: text}}
-				for _, term := range order {
-					c.Terms = append(c.Terms, store.TermFreq{Term: term, Freq: counts[term]})
-				}
-				chunks = append(chunks, c)
+				chunks = append(chunks, store.NewChunk{
+					Chunk: store.Chunk{StartLine: i*10 + 1, EndLine: i*10 + 9, Text: text},
+					Terms: termFreqs(text)})
 			}
 			note := &store.Note{Path: n.path, Folder: filepath.Dir(n.path), Hash: n.path, Tags: n.tags,
 				ModTime: n.mtime, Summary: "summary of " + filepath.Base(n.path)}

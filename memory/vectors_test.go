@@ -184,7 +184,9 @@ func TestVectorsReembedPreviousGone(t *testing.T) {
 	if err := s.vectors.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	res, _ = s.Recall(context.Background(), RecallRequest{Query: "automobile"})
+	if res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile"}); err != nil {
+		t.Fatal(err)
+	}
 	if len(res.Warnings) != 0 {
 		t.Fatalf("after switch %q", res.Warnings)
 	}

@@ -164,10 +164,8 @@ func (t *Tx) MoveNote(from string, n *Note) error {
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
 		return err
 	}
-	if _, err := t.Note(n.Path); err == nil {
-		if err := t.DeleteNote(n.Path); err != nil {
-			return err
-		}
+	if err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
+		return err
 	}
 	n.Chunks = old.Chunks
 	for _, id := range n.Chunks {
