@@ -416,8 +416,9 @@ func TestGeneratorInfoAndCloseErrors(t *testing.T) {
 	if _, err := LoadGenerator(testLibrary(t), GeneratorConfig{Path: bad}); err == nil {
 		t.Fatal("loaded a corrupt file")
 	}
-	if _, err := LoadGenerator(testLibrary(t), GeneratorConfig{Path: t.TempDir() + "/missing.gguf"}); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("missing file: %v", err)
+	_, err = LoadGenerator(testLibrary(t), GeneratorConfig{Path: t.TempDir() + "/missing.gguf"})
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "check the path") {
+		t.Fatalf("missing file: %v; want the check's advice", err)
 	}
 }
 

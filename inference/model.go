@@ -31,13 +31,16 @@ func loadModel(lib *llama.Library, path string, gpuLayers int) (*llama.Model, Mo
 	if lib == nil {
 		return nil, ModelInfo{}, fmt.Errorf("load model %s: no llama.cpp library", path)
 	}
-	fp, err := gguf.Fingerprint(path)
-	if err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("load model: %w", err)
-	}
+	// LoadModel's check comes first: its errors say what to do about a
+	// missing or damaged file; the fingerprint then reads a file known good.
 	m, err := lib.LoadModel(path, llama.ModelParams{GPULayers: gpuLayers})
 	if err != nil {
 		return nil, ModelInfo{}, fmt.Errorf("load model %s: %w", path, err)
+	}
+	fp, err := gguf.Fingerprint(path)
+	if err != nil {
+		m.Close()
+		return nil, ModelInfo{}, fmt.Errorf("load model: %w", err)
 	}
 	info := m.Info()
 	return m, ModelInfo{
