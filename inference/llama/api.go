@@ -32,7 +32,6 @@ type api struct {
 	vocabIsEOG   func(v uintptr, tok int32) bool
 	vocabBOS     func(v uintptr) int32
 	vocabEOS     func(v uintptr) int32
-	vocabEOT     func(v uintptr) int32
 	tokenize     func(v uintptr, text *byte, textLen int32, toks *int32, nMax int32, addSpecial, parseSpecial bool) int32
 	tokenToPiece func(v uintptr, tok int32, buf *byte, length int32, lstrip int32, special bool) int32
 	detokenize   func(v uintptr, toks *int32, n int32, text *byte, maxLen int32, removeSpecial, unparseSpecial bool) int32
@@ -51,20 +50,16 @@ type api struct {
 	nSeqMax          func(ctx uintptr) uint32
 	poolingType      func(ctx uintptr) int32
 	setAbortCallback func(ctx uintptr, cb uintptr, data uintptr)
-	setNThreads      func(ctx uintptr, n, nBatch int32)
 	synchronize      func(ctx uintptr)
 
 	batchInit  func(n, embd, nSeqMax int32) cBatch
 	batchFree  func(b cBatch)
 	decode     func(ctx uintptr, b cBatch) int32
-	encode     func(ctx uintptr, b cBatch) int32
 	logitsIth  func(ctx uintptr, i int32) unsafe.Pointer
-	embdIth    func(ctx uintptr, i int32) unsafe.Pointer
 	embdSeq    func(ctx uintptr, seq int32) unsafe.Pointer
 	getMemory  func(ctx uintptr) uintptr
 	memClear   func(mem uintptr, data bool)
 	memSeqRm   func(mem uintptr, seq, p0, p1 int32) bool
-	memSeqCp   func(mem uintptr, src, dst, p0, p1 int32)
 	memSeqKeep func(mem uintptr, seq int32)
 	memPosMax  func(mem uintptr, seq int32) int32
 
@@ -111,7 +106,6 @@ func (a *api) bind(handle uintptr) error {
 		{"llama_vocab_is_eog", &a.vocabIsEOG},
 		{"llama_vocab_bos", &a.vocabBOS},
 		{"llama_vocab_eos", &a.vocabEOS},
-		{"llama_vocab_eot", &a.vocabEOT},
 		{"llama_tokenize", &a.tokenize},
 		{"llama_token_to_piece", &a.tokenToPiece},
 		{"llama_detokenize", &a.detokenize},
@@ -127,19 +121,15 @@ func (a *api) bind(handle uintptr) error {
 		{"llama_n_seq_max", &a.nSeqMax},
 		{"llama_pooling_type", &a.poolingType},
 		{"llama_set_abort_callback", &a.setAbortCallback},
-		{"llama_set_n_threads", &a.setNThreads},
 		{"llama_synchronize", &a.synchronize},
 		{"llama_batch_init", &a.batchInit},
 		{"llama_batch_free", &a.batchFree},
 		{"llama_decode", &a.decode},
-		{"llama_encode", &a.encode},
 		{"llama_get_logits_ith", &a.logitsIth},
-		{"llama_get_embeddings_ith", &a.embdIth},
 		{"llama_get_embeddings_seq", &a.embdSeq},
 		{"llama_get_memory", &a.getMemory},
 		{"llama_memory_clear", &a.memClear},
 		{"llama_memory_seq_rm", &a.memSeqRm},
-		{"llama_memory_seq_cp", &a.memSeqCp},
 		{"llama_memory_seq_keep", &a.memSeqKeep},
 		{"llama_memory_seq_pos_max", &a.memPosMax},
 		{"llama_sampler_chain_init", &a.samplerChainInit},

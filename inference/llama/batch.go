@@ -60,20 +60,8 @@ func (b *Batch) AddSeqs(tok int32, pos int32, seqs []int32, logits bool) {
 	b.c.NTokens++
 }
 
-// SetLogits changes the output flag of row i.
-func (b *Batch) SetLogits(i int, logits bool) {
-	var l int8
-	if logits {
-		l = 1
-	}
-	unsafe.Slice((*int8)(b.c.Logits), b.capacity)[i] = l
-}
-
 // Len is the number of tokens in the batch.
 func (b *Batch) Len() int { return int(b.c.NTokens) }
-
-// Cap is the most tokens the batch holds.
-func (b *Batch) Cap() int { return b.capacity }
 
 // Clear empties the batch for reuse.
 func (b *Batch) Clear() { b.c.NTokens = 0 }

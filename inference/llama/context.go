@@ -136,9 +136,6 @@ func (c *Context) NUbatch() int { return int(c.model.lib.fn.nUbatch(c.ptr)) }
 // PoolingType is the pooling the context applies (llama_pooling_type).
 func (c *Context) PoolingType() int { return int(c.model.lib.fn.poolingType(c.ptr)) }
 
-// SetThreads changes the number of threads for decoding.
-func (c *Context) SetThreads(n int) { c.model.lib.fn.setNThreads(c.ptr, int32(n), int32(n)) }
-
 // SetAdapters makes adapters (with their scales) the context's LoRA set,
 // replacing the previous set for every sequence; an empty set clears it and
 // gives back the base model's logits exactly. The KV cache is not cleared:
@@ -184,16 +181,6 @@ func (c *Context) Decode(b *Batch) error {
 	}
 	lastError()
 	return decodeError("llama_decode", c.model.lib.fn.decode(c.ptr, b.c))
-}
-
-// Encode runs the batch without the KV cache (encoder and non-causal
-// embedding models).
-func (c *Context) Encode(b *Batch) error {
-	if err := c.checkBatch(b); err != nil {
-		return err
-	}
-	lastError()
-	return decodeError("llama_encode", c.model.lib.fn.encode(c.ptr, b.c))
 }
 
 func (c *Context) checkBatch(b *Batch) error {
@@ -250,26 +237,11 @@ func (c *Context) EmbeddingsSeq(seq int32) []float32 {
 	return unsafe.Slice((*float32)(p), n)
 }
 
-// EmbeddingsIth returns the embedding of batch row i (pooling none).
-func (c *Context) EmbeddingsIth(i int) []float32 {
-	p := c.model.lib.fn.embdIth(c.ptr, int32(i))
-	if p == nil {
-		lastError()
-		return nil
-	}
-	return unsafe.Slice((*float32)(p), c.nEmbd)
-}
-
 // SeqRemove removes sequence seq's cache entries at positions [p0, p1)
 // (p0 < 0: from 0; p1 < 0: to the end; seq < 0: every sequence). Removing a
 // whole sequence never fails; a partial removal can (recurrent models).
 func (c *Context) SeqRemove(seq int32, p0, p1 int32) bool {
 	return c.model.lib.fn.memSeqRm(c.mem, seq, p0, p1)
-}
-
-// SeqCopy makes dst share src's cache entries at positions [p0, p1).
-func (c *Context) SeqCopy(src, dst int32, p0, p1 int32) {
-	c.model.lib.fn.memSeqCp(c.mem, src, dst, p0, p1)
 }
 
 // SeqPosMax is the largest position cached for seq, -1 when it is empty.

@@ -75,6 +75,3 @@ func (m *Model) BOS() int32 { return m.lib.fn.vocabBOS(m.vocab) }
 
 // EOS is the end-of-sequence token, -1 if none.
 func (m *Model) EOS() int32 { return m.lib.fn.vocabEOS(m.vocab) }
-
-// EOT is the end-of-turn token, -1 if none.
-func (m *Model) EOT() int32 { return m.lib.fn.vocabEOT(m.vocab) }
