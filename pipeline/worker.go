@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -80,7 +79,6 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 		if jobs, err = tx.Jobs(ix.cfg.BatchNotes); err != nil || len(jobs) == 0 {
 			return err
 		}
-		jobs = boundBytes(jobs, ix.cfg.BatchBytes)
 		for _, j := range jobs {
 			if s, err := tx.Skip(j.Path); err == nil {
 				skips[j.Path] = s
@@ -120,22 +118,6 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	ix.emit(evs...)
 	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
 	return len(jobs), progressed, nil
-}
-
-// boundBytes keeps the longest prefix of jobs whose files (as they are now)
-// add up to at most limit bytes, and at least one job, so a batch of large
-// files does not hold them all in memory at once.
-func boundBytes(jobs []store.Job, limit int64) []store.Job {
-	var total int64
-	for i, j := range jobs {
-		if fi, err := os.Lstat(j.Path); err == nil && fi.Mode().IsRegular() {
-			total += fi.Size()
-		}
-		if total > limit && i > 0 {
-			return jobs[:i]
-		}
-	}
-	return jobs
 }
 
 // openBatch starts recording changes to paths while a batch is open: a
@@ -187,23 +169,51 @@ func (ix *Indexer) prepare(ctx context.Context, jobs []store.Job, skips map[stri
 			ix.preparers[i] = &preparer{ix: ix}
 		}
 	}
-	var next atomic.Int64
+	budget := batchBudget{n: len(jobs), limit: ix.cfg.BatchBytes}
 	var wg sync.WaitGroup
 	for _, p := range ix.preparers[:min(len(ix.preparers), len(jobs))] {
 		p.skips = skips
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
+				i, ok := budget.take()
+				if !ok {
 					return
 				}
 				outs[i] = p.prepare(jobs[i])
+				budget.spend(outs[i].size)
 			}
 		})
 	}
 	wg.Wait()
-	return outs
+	return outs[:budget.taken()]
 }
+
+// batchBudget hands out a batch's jobs in order until their files add up to
+// more than limit bytes, so a batch of large files is not all held in
+// memory; the jobs not taken stay queued for the next batch. The jobs taken
+// are always a prefix, and at least the first.
+type batchBudget struct {
+	n     int
+	limit int64
+	next  atomic.Int64
+	bytes atomic.Int64
+}
+
+// take returns the next job's index, or false when the jobs or the bytes
+// are spent. The byte check comes before the index is drawn, so no job is
+// drawn and then left.
+func (b *batchBudget) take() (int, bool) {
+	if b.bytes.Load() > b.limit {
+		return 0, false
+	}
+	i := int(b.next.Add(1)) - 1
+	return i, i < b.n
+}
+
+func (b *batchBudget) spend(n int64) { b.bytes.Add(n) }
+
+// taken is how many jobs were handed out.
+func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
 // send.
