@@ -98,13 +98,14 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		}); err != nil {
 			return err
 		}
-		skips, err := tx.Skips()
-		for _, s := range skips {
-			if f, ok := files[s.Path]; ok && unchangedSince(f, s) {
-				delete(files, s.Path)
+		// What is left is new or changed; a skipped file that has not
+		// changed since its skip stays skipped.
+		for p, f := range files {
+			if s, err := tx.Skip(p); err == nil && unchangedSince(f, s) {
+				delete(files, p)
 			}
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return 0, err
