@@ -104,6 +104,7 @@ type Scheduler struct {
 	batch      []BatchToken
 	outs       []logitRow
 	rows       []*row // rows in the current batch
+	prefill    []*row // rows of the current batch still reading their prompt
 	suspects   []*row // rows to decode alone after a failed shared step
 	prefillCap int
 
@@ -385,8 +386,7 @@ type logitRow struct {
 // prefill pieces of rows still reading their prompt, best first, within
 // the batch budget.
 func (s *Scheduler) step() {
-	s.batch, s.outs, s.rows = s.batch[:0], s.outs[:0], s.rows[:0]
-	var prefill []*row
+	s.batch, s.outs, s.rows, s.prefill = s.batch[:0], s.outs[:0], s.rows[:0], s.prefill[:0]
 	candidates := s.slots
 	if suspect := s.nextSuspect(); suspect != nil {
 		candidates = []*row{suspect}
@@ -402,12 +402,12 @@ func (s *Scheduler) step() {
 			s.rows = append(s.rows, r)
 			continue
 		}
-		prefill = append(prefill, r)
+		s.prefill = append(s.prefill, r)
 	}
-	sortRows(prefill)
+	sortRows(s.prefill)
 	budget := min(s.cfg.BatchSize-len(s.batch), s.prefillCap)
 	prefilled := 0
-	for _, r := range prefill {
+	for _, r := range s.prefill {
 		if budget == 0 {
 			break
 		}

@@ -64,8 +64,10 @@ type Context struct {
 	mem    uintptr
 	nVocab int
 	nEmbd  int
-	nBatch int
-	abort  uintptr // handle in abortFuncs, 0 when none
+	// nEmbdSeq is a pooled output's length: nEmbd, or 1 under rank pooling.
+	nEmbdSeq int
+	nBatch   int
+	abort    uintptr // handle in abortFuncs, 0 when none
 }
 
 // NewContext creates a context on the model.
@@ -105,7 +107,11 @@ func (m *Model) NewContext(p ContextParams) (*Context, error) {
 	if nEmbd <= 0 {
 		nEmbd = m.NEmbd()
 	}
-	return &Context{model: m, ptr: ptr, mem: f.getMemory(ptr), nVocab: m.NVocab(), nEmbd: nEmbd, nBatch: int(f.nBatch(ptr))}, nil
+	ctx := &Context{model: m, ptr: ptr, mem: f.getMemory(ptr), nVocab: m.NVocab(), nEmbd: nEmbd, nEmbdSeq: nEmbd, nBatch: int(f.nBatch(ptr))}
+	if ctx.PoolingType() == PoolingRank {
+		ctx.nEmbdSeq = 1
+	}
+	return ctx, nil
 }
 
 // Close frees the context. Closing twice is a no-op.
@@ -230,11 +236,7 @@ func (c *Context) EmbeddingsSeq(seq int32) []float32 {
 	if p == nil {
 		return nil
 	}
-	n := c.nEmbd
-	if c.PoolingType() == PoolingRank {
-		n = 1
-	}
-	return unsafe.Slice((*float32)(p), n)
+	return unsafe.Slice((*float32)(p), c.nEmbdSeq)
 }
 
 // SeqRemove removes sequence seq's cache entries at positions [p0, p1)
