@@ -53,33 +53,16 @@ func chat(s *Server) handlerFunc {
 			writeJSON(w, http.StatusOK, res)
 			return nil
 		}
-		var st *sseStream
-		sink := func(ev memory.ChatEvent) error {
-			if st == nil {
-				var err error
-				if st, err = startSSE(w); err != nil {
-					return err
-				}
-			}
+		st, res, err := s.streamChat(ctx, w, body.ChatRequest, EventError, func(st *sseStream, ev memory.ChatEvent) error {
 			if ev.Type == memory.ChatSources {
 				return st.event(EventSources, sourcesEvent{Sources: ev.Sources})
 			}
 			return st.event(EventDelta, deltaEvent{Text: ev.Delta})
-		}
-		res, err := s.svc.Chat(ctx, body.ChatRequest, sink)
+		})
 		if st == nil {
-			if err != nil {
-				return s.chatError(ctx, err)
-			}
-			if st, err = startSSE(w); err != nil {
-				return err
-			}
+			return err
 		}
 		defer st.end()
-		if err != nil {
-			_ = st.event(EventError, errorBody{Error: asError(s.chatError(ctx, err))})
-			return nil
-		}
 		_ = st.event(EventDone, res)
 		return nil
 	}

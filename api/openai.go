@@ -263,50 +263,33 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, req me
 	ctx, cancel := s.chatContext(w, r)
 	defer cancel()
 	base.Object = "chat.completion.chunk"
-	var st *sseStream
-	chunk := func(delta oaOut, finish *string, extra *oaMemdOut) error {
+	chunk := func(st *sseStream, delta oaOut, finish *string, extra *oaMemdOut) error {
 		c := base
 		c.Choices = []oaChoice{{Delta: &delta, FinishReason: finish}}
 		c.Memd = extra
 		return st.event("", c)
 	}
-	sink := func(ev memory.ChatEvent) error {
-		if st == nil {
-			var err error
-			if st, err = startSSE(w); err != nil {
-				return err
-			}
-		}
+	st, res, err := s.streamChat(ctx, w, req, "", func(st *sseStream, ev memory.ChatEvent) error {
 		if ev.Type == memory.ChatSources {
 			empty := ""
 			var extra *oaMemdOut
 			if len(ev.Sources) > 0 {
 				extra = &oaMemdOut{Sources: ev.Sources}
 			}
-			return chunk(oaOut{Role: memory.RoleAssistant, Content: &empty}, nil, extra)
+			return chunk(st, oaOut{Role: memory.RoleAssistant, Content: &empty}, nil, extra)
 		}
 		piece := ev.Delta
-		return chunk(oaOut{Content: &piece}, nil, nil)
-	}
-	res, err := s.svc.Chat(ctx, req, sink)
+		return chunk(st, oaOut{Content: &piece}, nil, nil)
+	})
 	if st == nil {
-		if err != nil {
-			return s.chatError(ctx, err)
-		}
-		if st, err = startSSE(w); err != nil {
-			return err
-		}
+		return err
 	}
 	defer st.end()
-	if err != nil {
-		_ = st.event("", errorBody{Error: asError(s.chatError(ctx, err))})
-		return nil
-	}
 	if base.Model == "" {
 		base.Model = res.Model
 	}
 	extra := &oaMemdOut{Citations: res.Citations, Timings: &res.Timings, Warnings: res.Warnings}
-	if chunk(oaOut{}, finishReason(res.Finish), extra) != nil {
+	if chunk(st, oaOut{}, finishReason(res.Finish), extra) != nil {
 		return nil
 	}
 	if withUsage {

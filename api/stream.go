@@ -88,3 +88,37 @@ func (s *Server) chatError(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// streamChat runs a chat whose events emit writes to an event stream that
+// opens at the first event. A chat that fails before any event gets a plain
+// HTTP error instead (returned); one that fails later ends its stream with
+// an errorEvent event. The stream comes back, open, only when the chat
+// succeeded; otherwise it is nil and the handler is done.
+func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, req memory.ChatRequest, errorEvent string,
+	emit func(*sseStream, memory.ChatEvent) error) (*sseStream, memory.ChatResult, error) {
+	var st *sseStream
+	sink := func(ev memory.ChatEvent) error {
+		if st == nil {
+			var err error
+			if st, err = startSSE(w); err != nil {
+				return err
+			}
+		}
+		return emit(st, ev)
+	}
+	res, err := s.svc.Chat(ctx, req, sink)
+	if st == nil {
+		if err != nil {
+			return nil, res, s.chatError(ctx, err)
+		}
+		if st, err = startSSE(w); err != nil {
+			return nil, res, err
+		}
+	}
+	if err != nil {
+		_ = st.event(errorEvent, errorBody{Error: asError(s.chatError(ctx, err))})
+		st.end()
+		return nil, res, nil
+	}
+	return st, res, nil
+}
