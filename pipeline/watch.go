@@ -118,6 +118,11 @@ func (w *watcher) run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	// Every touch sets a deadline later than those already due, so the
+	// timer, once armed for the earliest, stays right until it fires; only
+	// then is the next deadline looked for (a burst of N events costs one
+	// scan of the pending paths, not N).
+	armed := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -139,9 +144,13 @@ func (w *watcher) run(ctx context.Context) {
 			}
 		case <-timer.C:
 			w.flush(time.Now())
+			armed = false
 		}
-		if next, ok := w.next(); ok {
-			timer.Reset(time.Until(next))
+		if !armed {
+			if next, ok := w.next(); ok {
+				timer.Reset(time.Until(next))
+				armed = true
+			}
 		}
 	}
 }
