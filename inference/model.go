@@ -2,7 +2,9 @@ package inference
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/memd-dev/memd/inference/gguf"
 	"github.com/memd-dev/memd/inference/llama"
@@ -62,4 +64,22 @@ func defaultThreads(n int) int {
 		return n
 	}
 	return runtime.NumCPU()
+}
+
+// DisplayName is how status and the API name the model: its general.name,
+// else its file name without the extension.
+func (i ModelInfo) DisplayName() string {
+	if i.Name != "" {
+		return i.Name
+	}
+	return strings.TrimSuffix(filepath.Base(i.Path), filepath.Ext(i.Path))
+}
+
+// IsEmbeddingGemma reports whether the model is EmbeddingGemma, whose
+// documents and queries take task prefixes ("title: … | text: …", "task:
+// search result | query: …"). The pipeline and recall both ask here, so
+// documents and queries always agree.
+func (i ModelInfo) IsEmbeddingGemma() bool {
+	name := strings.ToLower(strings.ReplaceAll(i.Name, "-", ""))
+	return i.Architecture == "gemma-embedding" || strings.Contains(name, "embeddinggemma")
 }

@@ -250,7 +250,7 @@ func (s *Service) GeneratorName() string {
 	if s.gen == nil {
 		return ""
 	}
-	return modelName(s.gen.Info())
+	return s.gen.Info().DisplayName()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/memd-dev/memd/inference"
@@ -58,7 +56,7 @@ func (s *Service) Embed(ctx context.Context, texts []string) (EmbedResult, error
 		}
 		return EmbedResult{}, fmt.Errorf("embed: %w", err)
 	}
-	res := EmbedResult{Model: modelName(e.Info()), Vectors: make([][]float32, len(out))}
+	res := EmbedResult{Model: e.Info().DisplayName(), Vectors: make([][]float32, len(out))}
 	for i, v := range out {
 		res.Vectors[i] = v.Vector
 		res.Tokens += v.Tokens
@@ -98,15 +96,7 @@ func (s *Service) Models(context.Context) ([]Model, error) {
 	}
 	if e := s.embedder(); e != nil {
 		info := e.Info()
-		out = append(out, Model{ID: modelName(info), Role: "embedder", Path: info.Path, Created: s.started})
+		out = append(out, Model{ID: info.DisplayName(), Role: "embedder", Path: info.Path, Created: s.started})
 	}
 	return out, nil
-}
-
-// modelName is a model's general.name, else its file name.
-func modelName(info inference.ModelInfo) string {
-	if info.Name != "" {
-		return info.Name
-	}
-	return strings.TrimSuffix(filepath.Base(info.Path), filepath.Ext(info.Path))
 }

@@ -50,17 +50,10 @@ func embedQuery(ctx context.Context, e QueryEmbedder, q string) queryVector {
 // …" (its documents as "title: … | text: …"); other models take the query
 // as it is.
 func QueryText(info inference.ModelInfo, q string) string {
-	if isEmbeddingGemma(info) {
+	if info.IsEmbeddingGemma() {
 		return "task: search result | query: " + q
 	}
 	return q
-}
-
-func isEmbeddingGemma(info inference.ModelInfo) bool {
-	// The same test as the pipeline's document format, so queries and
-	// documents always agree.
-	name := strings.ToLower(strings.ReplaceAll(info.Name, "-", ""))
-	return info.Architecture == "gemma-embedding" || strings.Contains(name, "embeddinggemma")
 }
 
 // hybrid answers a recall from the BM25 list and the vector list of sv,

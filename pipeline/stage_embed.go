@@ -26,8 +26,7 @@ func embedFormatFor(configured string, info inference.ModelInfo) string {
 	if configured != "" {
 		return configured
 	}
-	name := strings.ToLower(strings.ReplaceAll(info.Name, "-", ""))
-	if info.Architecture == "gemma-embedding" || strings.Contains(name, "embeddinggemma") {
+	if info.IsEmbeddingGemma() {
 		return EmbedFormatGemma
 	}
 	return EmbedFormatPlain

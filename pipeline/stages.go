@@ -82,14 +82,7 @@ func chunkReady(cfg Config) (bool, string) {
 		return false, "heuristic: the generator has no " + cfg.ChunkAdapter +
 			" adapter (load one with --adapter " + cfg.ChunkAdapter + "=PATH); summaries still use the generator"
 	}
-	return true, "model: " + modelName(info) + " with adapter " + cfg.ChunkAdapter
-}
-
-func modelName(info inference.ModelInfo) string {
-	if info.Name != "" {
-		return info.Name
-	}
-	return info.Path
+	return true, "model: " + info.DisplayName() + " with adapter " + cfg.ChunkAdapter
 }
 
 // ChunkerStatus says which chunker cuts new notes and, when it is the
