@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // chunkSpan is one chunk of a model's answer: blocks start..end (parse
@@ -254,11 +253,7 @@ func cleanTitle(t string) string {
 	t = strings.Join(strings.Fields(t), " ")
 	t = strings.Trim(t, `"'`)
 	if len(t) > maxTitle {
-		cut := maxTitle
-		for cut > 0 && !utf8.RuneStart(t[cut]) {
-			cut--
-		}
-		t = strings.TrimSpace(t[:cut]) + "…"
+		t = strings.TrimSpace(prefixUTF8(t, maxTitle)) + "…"
 	}
 	return t
 }

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
@@ -29,11 +28,7 @@ const (
 func blockLine(b *parse.Block) string {
 	text := strings.Join(strings.Fields(b.Text), " ")
 	if len(text) > blockLineChars {
-		cut := blockLineChars
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + " …"
+		text = prefixUTF8(text, blockLineChars) + " …"
 	}
 	return fmt.Sprintf("[%d] %s (%d tokens): %s", b.Index, b.Kind, chunk.EstimateTokens(b.Text), text)
 }

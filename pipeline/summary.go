@@ -29,13 +29,7 @@ func leadSummary(n *parse.Note) string {
 		return ""
 	}
 	// Only the lead survives, so the regexps need not read a whole abstract.
-	if len(text) > 4*maxSummary {
-		cut := 4 * maxSummary
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut]
-	}
+	text = prefixUTF8(text, 4*maxSummary)
 	if strings.Contains(text, "[") {
 		text = wikiLink.ReplaceAllString(text, "$1")
 		text = mdLink.ReplaceAllString(text, "$1")
@@ -73,10 +67,7 @@ func leadSentences(text string) string {
 	if len(s) <= maxSummary {
 		return s
 	}
-	cut := maxSummary - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
+	cut := len(prefixUTF8(s, maxSummary-len("…")))
 	if i := strings.LastIndexByte(s[:cut], ' '); i > maxSummary/2 {
 		cut = i
 	}
@@ -101,4 +92,16 @@ func sentenceEnd(text string, from int) int {
 		i = next
 	}
 	return -1
+}
+
+// prefixUTF8 is the longest prefix of s of at most n bytes that does not
+// cut a character in two.
+func prefixUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -20,3 +20,16 @@ func TestBatchBudgetStopsAtBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefixUTF8NeverCutsACharacter(t *testing.T) {
+	cases := []struct {
+		s    string
+		n    int
+		want string
+	}{{"abc", 5, "abc"}, {"abc", 2, "ab"}, {"aé", 2, "a"}, {"aé", 3, "aé"}, {"日本", 4, "日"}, {"日本", 0, ""}}
+	for _, c := range cases {
+		if got := prefixUTF8(c.s, c.n); got != c.want {
+			t.Errorf("prefixUTF8(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
