@@ -110,31 +110,13 @@ func LoadEmbedder(lib *llama.Library, cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.Sequences <= 0 {
 		cfg.Sequences = 32
 	}
-	limit := cfg.BatchSize
-	if n := m.NCtxTrain(); n > 0 {
-		limit = min(limit, n)
-	}
-	if cfg.MaxTokens <= 0 || cfg.MaxTokens > limit {
-		cfg.MaxTokens = limit
-	}
+	cfg.MaxTokens = tokenLimit(m, cfg.BatchSize, cfg.MaxTokens)
 	cfg.Threads = defaultThreads(cfg.Threads)
 	pooling := m.PoolingType()
 	if pooling == llama.PoolingUnspecified || pooling == llama.PoolingNone {
 		pooling = llama.PoolingMean
 	}
-	c, err := m.NewContext(llama.ContextParams{
-		NCtx:       cfg.BatchSize,
-		NBatch:     cfg.BatchSize,
-		NUbatch:    cfg.BatchSize, // a sequence must sit in one ubatch to be pooled
-		NSeqMax:    cfg.Sequences,
-		NThreads:   cfg.Threads,
-		Embeddings: true,
-		Pooling:    pooling,
-		// Split streams cut mixed-length batches into equal parts and pool
-		// the longer sequences wrong (see LLAMA.md).
-		KVUnified: true,
-		FlashAttn: llama.FlashAttnAuto,
-	})
+	c, err := newPoolingContext(m, cfg.BatchSize, cfg.Sequences, cfg.Threads, pooling, llama.FlashAttnAuto)
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("load embedder: context: %w", err)
@@ -145,6 +127,38 @@ func LoadEmbedder(lib *llama.Library, cfg EmbedderConfig) (*Embedder, error) {
 	}
 	em := &llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(cfg.BatchSize, 1)}
 	return newEmbedder(em, info, cfg, dim), nil
+}
+
+// tokenLimit is the most tokens one input may have: max, capped by the
+// batch (a sequence must fit one decode to be pooled) and the model's
+// training context; max <= 0 means that cap.
+func tokenLimit(m *llama.Model, batch, max int) int {
+	limit := batch
+	if n := m.NCtxTrain(); n > 0 {
+		limit = min(limit, n)
+	}
+	if max <= 0 || max > limit {
+		return limit
+	}
+	return max
+}
+
+// newPoolingContext opens a context that pools each sequence of a batch
+// into one output, for embeddings and reranking.
+func newPoolingContext(m *llama.Model, batch, seqs, threads, pooling, flash int) (*llama.Context, error) {
+	return m.NewContext(llama.ContextParams{
+		NCtx:       batch,
+		NBatch:     batch,
+		NUbatch:    batch, // a sequence must sit in one ubatch to be pooled
+		NSeqMax:    seqs,
+		NThreads:   threads,
+		Embeddings: true,
+		Pooling:    pooling,
+		// Split streams cut mixed-length batches into equal parts and pool
+		// the longer sequences wrong (see LLAMA.md).
+		KVUnified: true,
+		FlashAttn: flash,
+	})
 }
 
 // newEmbedder starts the loop over a loaded model; cfg has its defaults.

@@ -54,30 +54,14 @@ func LoadReranker(lib *llama.Library, cfg RerankerConfig) (*Reranker, error) {
 		m.Close()
 		return nil, fmt.Errorf("load reranker: %s is not a reranker model: its pooling type is %s; use it as the embedder", cfg.Path, poolingName(p))
 	}
-	limit := rerankBatch
-	if n := m.NCtxTrain(); n > 0 {
-		limit = min(limit, n)
-	}
-	if cfg.MaxTokens <= 0 || cfg.MaxTokens > limit {
-		cfg.MaxTokens = limit
-	}
+	cfg.MaxTokens = tokenLimit(m, rerankBatch, cfg.MaxTokens)
 	cfg.Threads = defaultThreads(cfg.Threads)
 	const seqs = 32
-	c, err := m.NewContext(llama.ContextParams{
-		NCtx:       rerankBatch,
-		NBatch:     rerankBatch,
-		NUbatch:    rerankBatch, // a sequence must sit in one ubatch to be pooled
-		NSeqMax:    seqs,
-		NThreads:   cfg.Threads,
-		Embeddings: true,
-		Pooling:    llama.PoolingRank,
-		KVUnified:  true, // see LLAMA.md: split streams pool mixed lengths wrong
-		// Flash attention rounds through f16 in a way that depends on
-		// what else shares the decode (scores moved by up to 4e-4 between
-		// batched and alone on the test model); without it they agree to
-		// 1e-6, so a score does not depend on its neighbours.
-		FlashAttn: llama.FlashAttnDisabled,
-	})
+	// Flash attention rounds through f16 in a way that depends on what
+	// else shares the decode (scores moved by up to 4e-4 between batched
+	// and alone on the test model); without it they agree to 1e-6, so a
+	// score does not depend on its neighbours.
+	c, err := newPoolingContext(m, rerankBatch, seqs, cfg.Threads, llama.PoolingRank, llama.FlashAttnDisabled)
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("load reranker: context: %w", err)
