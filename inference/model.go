@@ -17,7 +17,8 @@ type ModelInfo struct {
 	Fingerprint  string // gguf.Fingerprint of the file; changes when the file does
 	Architecture string // general.architecture, e.g. "gemma3"
 	Name         string // general.name, "" when absent
-	Backend      string // the library's compute backend, e.g. "cpu", "cuda"
+	Backend      string // where the model runs: "cpu", "cuda", "vulkan" or "metal" (a GPU build without a GPU is "cpu")
+	Device       string // the device's description, e.g. "NVIDIA H200"
 	Library      string // the library's version, e.g. "v0.5.0"
 	SizeBytes    uint64 // bytes of tensor data as llama.cpp counts them
 	ContextTrain int    // context length the model was trained with
@@ -45,12 +46,14 @@ func loadModel(lib *llama.Library, path string, gpuLayers int) (*llama.Model, Mo
 		return nil, ModelInfo{}, fmt.Errorf("load model: %w", err)
 	}
 	info := m.Info()
+	backend, dev := lib.Compute()
 	return m, ModelInfo{
 		Path:         path,
 		Fingerprint:  fp,
 		Architecture: info.Architecture,
 		Name:         info.Name,
-		Backend:      lib.Backend(),
+		Backend:      backend,
+		Device:       dev.Description,
 		Library:      lib.Version(),
 		SizeBytes:    m.SizeBytes(),
 		ContextTrain: m.NCtxTrain(),

@@ -100,6 +100,7 @@ type ModelStatus struct {
 	Loaded      bool   `json:"loaded"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Backend     string `json:"backend,omitempty"`
+	Device      string `json:"device,omitempty"`
 	Bytes       int64  `json:"bytes,omitempty"`
 	Reason      string `json:"reason,omitempty"` // why it is not loaded
 }

@@ -207,7 +207,8 @@ func checkRuntime(st *memory.Status) check {
 		return c
 	}
 	c.Status, c.Detail = checkOK, "llama.cpp in "+dir
-	if lib, err := llama.FindLibrary(dir); err == nil {
+	lib, err := llama.FindLibrary(dir)
+	if err == nil {
 		c.Detail = fmt.Sprintf("llama.cpp %s (%s) in %s", lib.Version, lib.Backend, dir)
 	}
 	if st != nil {
@@ -215,6 +216,16 @@ func checkRuntime(st *memory.Status) check {
 		for _, m := range st.Models {
 			if m.Loaded {
 				loaded = append(loaded, m.Role)
+			}
+		}
+		if err == nil && lib.Backend != "" && lib.Backend != "cpu" {
+			for _, m := range st.Models {
+				if m.Loaded && m.Backend == "cpu" {
+					c.Status = checkWarn
+					c.Fix = "install the GPU driver's " + lib.Backend + " runtime, or `memd runtime install --backend cpu`"
+					c.Detail += fmt.Sprintf("; the %s build found no GPU, so the %s runs on the CPU", lib.Backend, m.Role)
+					break
+				}
 			}
 		}
 		if len(loaded) == 0 {

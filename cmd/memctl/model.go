@@ -163,7 +163,7 @@ func printModels(w io.Writer, l modelListJSON, dir string) {
 		if len(fp) > 16 {
 			fp = fp[:16]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Role, file, dash(fp), dash(m.Backend), dash(mem), state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Role, file, dash(fp), dash(backendText(m)), dash(mem), state)
 	}
 	tw.Flush()
 	if len(l.Files) == 0 {

@@ -81,7 +81,7 @@ func printStatus(w io.Writer, st memory.Status) {
 	}
 	for _, m := range st.Models {
 		if m.Loaded {
-			fmt.Fprintf(w, "model %s: %s (%s)\n", m.Role, m.Path, m.Backend)
+			fmt.Fprintf(w, "model %s: %s (%s)\n", m.Role, m.Path, backendText(m))
 		} else if m.Reason != "" {
 			fmt.Fprintf(w, "model %s: off, %s\n", m.Role, m.Reason)
 		}
@@ -108,4 +108,12 @@ func formatBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// backendText is where a model runs, e.g. "cuda, NVIDIA H200".
+func backendText(m memory.ModelStatus) string {
+	if m.Device == "" {
+		return m.Backend
+	}
+	return m.Backend + ", " + m.Device
 }

@@ -115,7 +115,7 @@ func (m *models) load(st *memory.ModelStatus) {
 		st.Reason = err.Error()
 		return
 	}
-	st.Loaded, st.Fingerprint, st.Backend, st.Bytes = true, info.Fingerprint, info.Backend, int64(info.SizeBytes)
+	st.Loaded, st.Fingerprint, st.Backend, st.Device, st.Bytes = true, info.Fingerprint, info.Backend, info.Device, int64(info.SizeBytes)
 }
 
 func (m *models) loadEmbedder(path string) (*inference.Embedder, error) {

@@ -75,6 +75,12 @@ func run(o options) error {
 	}
 	fmt.Printf("library %s (%s), %d threads, prompt %d, gen %d, n_batch %d, GOMAXPROCS %d\n",
 		lib.Version(), lib.Backend(), o.threads, o.prompt, o.gen, o.batch, runtime.GOMAXPROCS(0))
+	for _, d := range lib.Devices() {
+		fmt.Printf("device %s (%s): %s, %.1f of %.1f GiB free\n", d.Name, d.Type, d.Description, float64(d.FreeBytes)/(1<<30), float64(d.TotalBytes)/(1<<30))
+	}
+	if backend, dev := lib.Compute(); backend != lib.Backend() {
+		fmt.Printf("warning: the %s build found no GPU; running on %s\n", lib.Backend(), dev.Description)
+	}
 	if !o.skipGen {
 		if err := benchGenerate(lib, o); err != nil {
 			return err

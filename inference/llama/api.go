@@ -81,10 +81,7 @@ type api struct {
 }
 
 func (a *api) bind(handle uintptr) error {
-	syms := []struct {
-		name string
-		fn   any
-	}{
+	return bindSymbols(handle, []symbol{
 		{"llama_backend_init", &a.backendInit},
 		{"ggml_backend_load_all_from_path", &a.backendLoadAllFrom},
 		{"llama_log_set", &a.logSet},
@@ -145,7 +142,16 @@ func (a *api) bind(handle uintptr) error {
 		{"llama_sampler_accept", &a.samplerAccept},
 		{"llama_sampler_reset", &a.samplerReset},
 		{"llama_sampler_free", &a.samplerFree},
-	}
+	})
+}
+
+// symbol is one C function to look up and the Go func variable to bind it to.
+type symbol struct {
+	name string
+	fn   any
+}
+
+func bindSymbols(handle uintptr, syms []symbol) error {
 	for _, s := range syms {
 		addr, err := purego.Dlsym(handle, s.name)
 		if err != nil || addr == 0 {

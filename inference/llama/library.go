@@ -26,6 +26,7 @@ type Library struct {
 	backend string
 	handle  uintptr
 	fn      api
+	dev     deviceAPI
 }
 
 var (
@@ -123,6 +124,9 @@ func Open(dir string) (*Library, error) {
 	}
 	l := &Library{dir: abs, file: lf.Name, version: lf.Version, backend: lf.Backend, handle: h}
 	if err := l.fn.bind(h); err != nil {
+		return nil, fmt.Errorf("llama: %s: %w", path, err)
+	}
+	if err := l.dev.bind(h); err != nil {
 		return nil, fmt.Errorf("llama: %s: %w", path, err)
 	}
 	l.installLogger()
