@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
@@ -87,7 +88,7 @@ func (p *preparer) prepare(j store.Job) outcome {
 	if stat.size > max {
 		return tooBig(o, stat.size, max)
 	}
-	content, err := readLimited(j.Path, max)
+	content, err := readLimited(j.Path, stat.size, max)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return p.gone(o)
@@ -212,20 +213,31 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight
 var errTooBig = errors.New("file grew over the size limit")
 
 // readLimited reads the file at path, failing with errTooBig past max bytes.
-func readLimited(path string, max int64) ([]byte, error) {
+func readLimited(path string, size, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	// Sized from the stat, one byte over to see the file grow, so a note is
+	// one allocation rather than io.ReadAll's doublings.
+	b := make([]byte, 0, min(size, max)+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			return nil, errTooBig
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, int(min(int64(len(b)), max+1-int64(len(b)))))
+		}
 	}
-	if int64(len(b)) > max {
-		return nil, errTooBig
-	}
-	return b, nil
 }
 
 func retry(o outcome, err error) outcome {

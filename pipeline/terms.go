@@ -29,34 +29,19 @@ func titleFields(noteTitle, chunkTitle string, heading []string) []string {
 
 // termCounter counts the terms of chunks, reusing its scratch between them.
 // It is not safe for concurrent use.
-type termCounter struct {
-	an     lexical.Analyzer
-	buf    []string
-	counts map[string]uint32
-}
+type termCounter struct{ lexical.Counter }
 
 // count returns the terms of a chunk: each body term once per occurrence,
-// each title-field term weight more times. The order is unspecified.
+// each title-field term weight more times.
 func (tc *termCounter) count(body string, titles []string, weight int) []store.TermFreq {
-	if tc.counts == nil {
-		tc.counts = make(map[string]uint32, 256)
-	}
-	clear(tc.counts)
-	tc.buf = tc.an.AppendTerms(tc.buf[:0], body)
-	for _, t := range tc.buf {
-		tc.counts[t]++
-	}
+	tc.Reset()
+	tc.Add(body, 1)
 	if weight > 0 {
 		for _, s := range titles {
-			tc.buf = tc.an.AppendTerms(tc.buf[:0], s)
-			for _, t := range tc.buf {
-				tc.counts[t] += uint32(weight)
-			}
+			tc.Add(s, uint32(weight))
 		}
 	}
-	out := make([]store.TermFreq, 0, len(tc.counts))
-	for t, n := range tc.counts {
-		out = append(out, store.TermFreq{Term: t, Freq: n})
-	}
+	out := make([]store.TermFreq, 0, tc.Len())
+	tc.Each(func(t string, n uint32) { out = append(out, store.TermFreq{Term: t, Freq: n}) })
 	return out
 }

@@ -23,7 +23,10 @@ const MaxTermBytes = 64
 // flat (2 MiB) on any vocabulary. A Go map here cost half the analysis time.
 const cacheSlots = 1 << 16
 
-type cacheEntry struct{ word, term string } // term "" means dropped
+type cacheEntry struct {
+	word, term string // term "" means dropped
+	id         uint32 // 1 + the term's index in Analyzer.terms; 0 until counted
+}
 
 // Analyzer turns text into terms. Its zero value is ready to use. It keeps a
 // cache of analyzed words between calls, which is what makes it fast, so it
@@ -33,6 +36,14 @@ type Analyzer struct {
 	word  []byte // the word being read, already case-folded
 	run   []rune // the bigram-script run being read
 	buf   []byte // scratch for encoding a bigram
+
+	// Where terms go: appended to out, or counted into counter.
+	out     []string
+	counter *Counter
+	// The term table a Counter counts by: ids (term → id) and terms (id →
+	// term), filled on cache misses only.
+	ids   map[string]uint32
+	terms []string
 }
 
 var pool = sync.Pool{New: func() any { return new(Analyzer) }}
@@ -60,6 +71,15 @@ func (a *Analyzer) Terms(text string) []string { return a.AppendTerms(nil, text)
 // Hiragana, Katakana, Hangul) and of Thai, Lao, Khmer and Myanmar become
 // overlapping bigrams, a lone character a unigram; possessive 's dropped.
 func (a *Analyzer) AppendTerms(dst []string, text string) []string {
+	a.out = dst
+	a.scan(text)
+	dst = a.out
+	a.out = nil
+	return dst
+}
+
+// scan analyzes text, emitting each term to the Analyzer's sink.
+func (a *Analyzer) scan(text string) {
 	if a.cache == nil {
 		a.cache = new([cacheSlots]cacheEntry)
 	}
@@ -74,13 +94,13 @@ func (a *Analyzer) AppendTerms(dst []string, text string) []string {
 			i++
 			if l := asciiLower[c]; l != 0 {
 				if len(a.run) > 0 {
-					dst = a.flushRun(dst)
+					a.flushRun()
 				}
 				a.word = append(a.word, l)
 				latin = true
 				continue
 			}
-			dst = a.flush(dst)
+			a.flush()
 			if c == '\'' && possessive(text, i) {
 				i++
 			}
@@ -91,13 +111,13 @@ func (a *Analyzer) AppendTerms(dst []string, text string) []string {
 		switch {
 		case isBigramScript(r):
 			if len(a.word) > 0 {
-				dst = a.flush(dst)
+				a.flush()
 			}
 			a.run = append(a.run, r)
 			continue
 		case unicode.IsLetter(r):
 			if len(a.run) > 0 {
-				dst = a.flushRun(dst)
+				a.flushRun()
 			}
 			if s, ok := latinFold[r]; ok {
 				a.word = append(a.word, s...)
@@ -116,37 +136,47 @@ func (a *Analyzer) AppendTerms(dst []string, text string) []string {
 				continue
 			}
 			if len(a.run) > 0 {
-				dst = a.flushRun(dst)
+				a.flushRun()
 			}
 			a.word = utf8.AppendRune(a.word, r)
 			continue
 		}
-		dst = a.flush(dst)
+		a.flush()
 		if r == '\u2019' && possessive(text, i) {
 			i++
 		}
 	}
-	return a.flush(dst)
+	a.flush()
 }
 
-// flush ends the current word (and bigram run) and appends its term.
-func (a *Analyzer) flush(dst []string) []string {
+// flush ends the current word (and bigram run) and emits its term.
+func (a *Analyzer) flush() {
 	if len(a.run) > 0 {
-		dst = a.flushRun(dst)
+		a.flushRun()
 	}
 	if len(a.word) == 0 {
-		return dst
+		return
 	}
 	w := a.word
 	a.word = a.word[:0]
 	if len(w) > MaxTermBytes {
-		return dst
+		return
 	}
-	t := a.lookup(w, analyzeWord)
-	if t == "" {
-		return dst
+	if e := a.lookup(w, analyzeWord); e.term != "" {
+		a.emit(e)
 	}
-	return append(dst, t)
+}
+
+// emit hands one term to the sink.
+func (a *Analyzer) emit(e *cacheEntry) {
+	if a.counter != nil {
+		if e.id == 0 {
+			e.id = a.idOf(e.term) + 1
+		}
+		a.counter.add(e.id - 1)
+		return
+	}
+	a.out = append(a.out, e.term)
 }
 
 // analyzeWord is the uncached part of a word's analysis.
@@ -160,22 +190,22 @@ func analyzeWord(w []byte) string {
 	return string(w)
 }
 
-// flushRun appends the bigrams of a bigram-script run.
-func (a *Analyzer) flushRun(dst []string) []string {
+// flushRun emits the bigrams of a bigram-script run.
+func (a *Analyzer) flushRun() {
 	r := a.run
 	a.run = a.run[:0]
 	if len(r) == 1 {
-		return append(dst, a.intern(r[0], -1))
+		a.emit(a.intern(r[0], -1))
+		return
 	}
 	for k := 0; k+1 < len(r); k++ {
-		dst = append(dst, a.intern(r[k], r[k+1]))
+		a.emit(a.intern(r[k], r[k+1]))
 	}
-	return dst
 }
 
-// intern returns the string of one or two runes (r2 < 0: one) from the
-// cache, so repeated bigrams cost no allocation.
-func (a *Analyzer) intern(r1, r2 rune) string {
+// intern returns the cache entry of one or two runes (r2 < 0: one), so
+// repeated bigrams cost no allocation.
+func (a *Analyzer) intern(r1, r2 rune) *cacheEntry {
 	a.buf = utf8.AppendRune(a.buf[:0], r1)
 	if r2 >= 0 {
 		a.buf = utf8.AppendRune(a.buf, r2)
@@ -183,20 +213,34 @@ func (a *Analyzer) intern(r1, r2 rune) string {
 	return a.lookup(a.buf, func(b []byte) string { return string(b) })
 }
 
-// lookup returns the cached term of w, computing and caching it on a miss.
-func (a *Analyzer) lookup(w []byte, analyze func([]byte) string) string {
+// lookup returns the cache entry of w, computing and caching its term on a
+// miss.
+func (a *Analyzer) lookup(w []byte, analyze func([]byte) string) *cacheEntry {
 	set := a.cache[hash(w)&(cacheSlots-2):]
 	if set[0].word == string(w) && set[0].word != "" {
-		return set[0].term
+		return &set[0]
 	}
 	if set[1].word == string(w) && set[1].word != "" {
 		set[0], set[1] = set[1], set[0]
-		return set[0].term
+		return &set[0]
 	}
 	set[1] = set[0]
-	set[0].word = string(w)
-	set[0].term = analyze(w)
-	return set[0].term
+	set[0] = cacheEntry{word: string(w), term: analyze(w)}
+	return &set[0]
+}
+
+// idOf numbers a term for counting.
+func (a *Analyzer) idOf(term string) uint32 {
+	if a.ids == nil {
+		a.ids = make(map[string]uint32)
+	}
+	id, ok := a.ids[term]
+	if !ok {
+		id = uint32(len(a.terms))
+		a.ids[term] = id
+		a.terms = append(a.terms, term)
+	}
+	return id
 }
 
 // hash is FNV-1a; words are short, so a byte loop beats anything clever.
