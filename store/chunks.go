@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 )
 
@@ -43,11 +42,7 @@ func termsLength(terms []TermFreq) uint32 {
 }
 
 func (t *Tx) putChunk(c *Chunk) error {
-	v, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	return t.bucket(bucketChunks).Put(u64key(c.ID), v)
+	return t.bucket(bucketChunks).Put(u64key(c.ID), encodeChunk(c))
 }
 
 // Chunk returns the chunk with id, or ErrNotFound.
@@ -57,7 +52,7 @@ func (t *Tx) Chunk(id uint64) (*Chunk, error) {
 		return nil, fmt.Errorf("chunk %d: %w", id, ErrNotFound)
 	}
 	var c Chunk
-	if err := json.Unmarshal(v, &c); err != nil {
+	if err := decodeChunk(v, &c); err != nil {
 		return nil, fmt.Errorf("chunk %d: %w", id, err)
 	}
 	return &c, nil
@@ -67,7 +62,7 @@ func (t *Tx) Chunk(id uint64) (*Chunk, error) {
 func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 	return t.bucket(bucketChunks).ForEach(func(k, v []byte) error {
 		var c Chunk
-		if err := json.Unmarshal(v, &c); err != nil {
+		if err := decodeChunk(v, &c); err != nil {
 			return fmt.Errorf("chunk %x: %w", k, err)
 		}
 		return fn(&c)

@@ -14,7 +14,12 @@ import (
 
 // SchemaVersion is the layout this memd writes. A file with a higher version
 // is refused; a lower one is migrated forward in Open.
-const SchemaVersion = 1
+//
+//  1. JSON note and chunk records.
+//  2. Binary note and chunk records (record.go); schema 1's JSON ones are
+//     still read, so the step only records the new version, and a memd
+//     that knows only schema 1 refuses the file instead of misreading it.
+const SchemaVersion = 2
 
 var (
 	bucketMeta       = []byte("meta")
@@ -101,7 +106,9 @@ func (db *DB) migrate() error {
 			return fmt.Errorf("%w: %s has schema %d, this memd reads up to %d; upgrade memd or use another --data folder",
 				ErrNewerSchema, db.path, got, SchemaVersion)
 		}
-		// Schema 1 is the first; later versions add their steps here.
+		if binary.BigEndian.Uint64(v) < SchemaVersion {
+			return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion))
+		}
 		return nil
 	})
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -66,11 +65,7 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) error {
 }
 
 func (t *Tx) putNoteRecord(n *Note) error {
-	v, err := json.Marshal(n)
-	if err != nil {
-		return err
-	}
-	if err := t.bucket(bucketNotes).Put([]byte(n.Path), v); err != nil {
+	if err := t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n)); err != nil {
 		return err
 	}
 	return t.bucket(bucketHashes).Put(hashKey(n.Hash, n.Path), nil)
@@ -83,7 +78,7 @@ func (t *Tx) Note(path string) (*Note, error) {
 		return nil, fmt.Errorf("note %s: %w", path, ErrNotFound)
 	}
 	var n Note
-	if err := json.Unmarshal(v, &n); err != nil {
+	if err := decodeNote(v, &n); err != nil {
 		return nil, fmt.Errorf("note %s: %w", path, err)
 	}
 	return &n, nil
@@ -110,7 +105,7 @@ func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
 	p := []byte(prefix)
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 		var n Note
-		if err := json.Unmarshal(v, &n); err != nil {
+		if err := decodeNote(v, &n); err != nil {
 			return fmt.Errorf("note %s: %w", k, err)
 		}
 		if err := fn(&n); err != nil {
@@ -229,9 +224,5 @@ func (t *Tx) TouchNote(path string, size int64, mtime time.Time) error {
 		return err
 	}
 	n.Size, n.ModTime = size, mtime
-	v, err := json.Marshal(n)
-	if err != nil {
-		return err
-	}
-	return t.bucket(bucketNotes).Put([]byte(path), v)
+	return t.bucket(bucketNotes).Put([]byte(path), encodeNote(n))
 }

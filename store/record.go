@@ -1,0 +1,218 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"time"
+)
+
+// Note and chunk records are written in a compact binary form: a leading
+// recordBinary byte, then each field in order as uvarints (integers),
+// length-prefixed bytes (strings) and counted lists. Indexing writes one
+// note and several chunks per file and recall reads chunks for every hit,
+// where encoding/json cost a tenth of indexing's CPU. Schema 1 stores wrote
+// JSON, which starts with '{'; those records still decode.
+const recordBinary = 0x01
+
+var errDamaged = errors.New("record is damaged; `memctl reindex` rebuilds it")
+
+type recordWriter struct{ b []byte }
+
+func (w *recordWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+func (w *recordWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
+func (w *recordWriter) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *recordWriter) strs(s []string) {
+	w.uint(uint64(len(s)))
+	for _, x := range s {
+		w.str(x)
+	}
+}
+
+// time writes 0 for the zero time, else 1 and the Unix nanoseconds.
+func (w *recordWriter) time(t time.Time) {
+	if t.IsZero() {
+		w.uint(0)
+		return
+	}
+	w.uint(1)
+	w.int(t.UnixNano())
+}
+
+// recordReader reads fields in the order recordWriter wrote them; the first
+// error sticks and later reads return zero values.
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) int() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)) { // every element takes at least a byte
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (r *recordReader) str() string {
+	n := r.count()
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *recordReader) strs() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+func (r *recordReader) time() time.Time {
+	if r.uint() == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, r.int())
+}
+
+func (r *recordReader) small() int {
+	v := r.uint()
+	if v > math.MaxInt32 {
+		r.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (r *recordReader) fail() {
+	if r.err == nil {
+		r.err = errDamaged
+	}
+	r.b = nil
+}
+
+// done reports the first error, or a damaged record when bytes are left.
+func (r *recordReader) done() error {
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errDamaged
+	}
+	return r.err
+}
+
+func encodeNote(n *Note) []byte {
+	w := recordWriter{b: make([]byte, 0, 256+len(n.Path)+len(n.Summary)+16*len(n.Blocks))}
+	w.b = append(w.b, recordBinary)
+	w.str(n.Path)
+	w.str(n.Folder)
+	w.int(n.Size)
+	w.time(n.ModTime)
+	w.str(n.Hash)
+	w.str(n.Title)
+	w.strs(n.Tags)
+	w.strs(n.Links)
+	w.strs(n.Blocks)
+	w.str(n.Summary)
+	w.str(n.Chunker)
+	w.time(n.IndexedAt)
+	w.uint(uint64(len(n.Chunks)))
+	prev := uint64(0)
+	for _, id := range n.Chunks { // ascending as assigned, so deltas are small
+		w.int(int64(id - prev))
+		prev = id
+	}
+	return w.b
+}
+
+func decodeNote(v []byte, n *Note) error {
+	if len(v) > 0 && v[0] == '{' {
+		return json.Unmarshal(v, n)
+	}
+	if len(v) == 0 || v[0] != recordBinary {
+		return errDamaged
+	}
+	r := recordReader{b: v[1:]}
+	n.Path = r.str()
+	n.Folder = r.str()
+	n.Size = r.int()
+	n.ModTime = r.time()
+	n.Hash = r.str()
+	n.Title = r.str()
+	n.Tags = r.strs()
+	n.Links = r.strs()
+	n.Blocks = r.strs()
+	n.Summary = r.str()
+	n.Chunker = r.str()
+	n.IndexedAt = r.time()
+	k := r.count()
+	n.Chunks = make([]uint64, k)
+	prev := uint64(0)
+	for i := range n.Chunks {
+		prev += uint64(r.int())
+		n.Chunks[i] = prev
+	}
+	return r.done()
+}
+
+func encodeChunk(c *Chunk) []byte {
+	w := recordWriter{b: make([]byte, 0, 64+len(c.Path)+len(c.Folder)+len(c.Title)+len(c.Text)+len(c.Summary))}
+	w.b = append(w.b, recordBinary)
+	w.uint(c.ID)
+	w.str(c.Path)
+	w.str(c.Folder)
+	w.uint(uint64(c.Ordinal))
+	w.uint(uint64(c.StartLine))
+	w.uint(uint64(c.EndLine))
+	w.strs(c.Heading)
+	w.str(c.Title)
+	w.str(c.Text)
+	w.str(c.Summary)
+	return w.b
+}
+
+func decodeChunk(v []byte, c *Chunk) error {
+	if len(v) > 0 && v[0] == '{' {
+		return json.Unmarshal(v, c)
+	}
+	if len(v) == 0 || v[0] != recordBinary {
+		return errDamaged
+	}
+	r := recordReader{b: v[1:]}
+	c.ID = r.uint()
+	c.Path = r.str()
+	c.Folder = r.str()
+	c.Ordinal = r.small()
+	c.StartLine = r.small()
+	c.EndLine = r.small()
+	c.Heading = r.strs()
+	c.Title = r.str()
+	c.Text = r.str()
+	c.Summary = r.str()
+	return r.done()
+}

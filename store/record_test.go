@@ -1,0 +1,133 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func sampleNote() Note {
+	return Note{
+		Path: "/v/notes/日本.md", Folder: "/v/notes", Size: 1234,
+		ModTime: time.Unix(1700000000, 123456789), Hash: "ab12", Title: "Café",
+		Tags: []string{"go", "db"}, Links: []string{"other"}, Blocks: []string{"b0", "b1", "b2"},
+		Summary: "A note.", Chunker: "model", IndexedAt: time.Unix(1800000000, 1),
+		Chunks: []uint64{7, 8, 300, 2},
+	}
+}
+
+func sampleChunk() Chunk {
+	return Chunk{ID: 1 << 40, Path: "/v/a.md", Folder: "/v", Ordinal: 3, StartLine: 10, EndLine: 42,
+		Heading: []string{"Top", "Sub"}, Title: "T", Text: "body\x00with a NUL and ✓", Summary: "s"}
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	for _, n := range []Note{sampleNote(), {Path: "/p"}} {
+		var got Note
+		if err := decodeNote(encodeNote(&n), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !got.ModTime.Equal(n.ModTime) || !got.IndexedAt.Equal(n.IndexedAt) {
+			t.Fatalf("times %v %v, want %v %v", got.ModTime, got.IndexedAt, n.ModTime, n.IndexedAt)
+		}
+		got.ModTime, got.IndexedAt, n.ModTime, n.IndexedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if len(n.Chunks) == 0 {
+			n.Chunks = []uint64{}
+		}
+		if !reflect.DeepEqual(got, n) {
+			t.Fatalf("note round trip:\n got %+v\nwant %+v", got, n)
+		}
+	}
+	for _, c := range []Chunk{sampleChunk(), {}} {
+		var got Chunk
+		if err := decodeChunk(encodeChunk(&c), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Fatalf("chunk round trip:\n got %+v\nwant %+v", got, c)
+		}
+	}
+}
+
+// Schema 1 wrote JSON; those records must still read.
+func TestRecordsReadJSON(t *testing.T) {
+	n, c := sampleNote(), sampleChunk()
+	nj, _ := json.Marshal(&n)
+	cj, _ := json.Marshal(&c)
+	var gn Note
+	var gc Chunk
+	if err := decodeNote(nj, &gn); err != nil || gn.Path != n.Path || !reflect.DeepEqual(gn.Chunks, n.Chunks) {
+		t.Fatalf("JSON note: %+v, %v", gn, err)
+	}
+	if err := decodeChunk(cj, &gc); err != nil || !reflect.DeepEqual(gc, c) {
+		t.Fatalf("JSON chunk: %+v, %v", gc, err)
+	}
+}
+
+// Every cut of a record, and trailing garbage, is an error, never a panic
+// or a silently short record.
+func TestRecordsDamaged(t *testing.T) {
+	n, c := sampleNote(), sampleChunk()
+	for name, rec := range map[string][]byte{"note": encodeNote(&n), "chunk": encodeChunk(&c)} {
+		decode := func(b []byte) error {
+			if name == "note" {
+				return decodeNote(b, new(Note))
+			}
+			return decodeChunk(b, new(Chunk))
+		}
+		for i := range rec {
+			if err := decode(rec[:i]); err == nil {
+				t.Fatalf("%s cut at %d of %d decoded", name, i, len(rec))
+			}
+		}
+		if err := decode(append(rec[:len(rec):len(rec)], 0)); !errors.Is(err, errDamaged) {
+			t.Fatalf("%s with a trailing byte: %v", name, err)
+		}
+		if err := decode([]byte{0x7f, 1, 2}); !errors.Is(err, errDamaged) {
+			t.Fatalf("%s of an unknown form: %v", name, err)
+		}
+	}
+}
+
+// A schema 1 store (JSON records) opens as schema 2 with its notes intact.
+func TestMigratesSchema1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sampleNote()
+	nj, _ := json.Marshal(&n)
+	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketNotes).Put([]byte(n.Path), nj); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, 1))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.View(func(tx *Tx) error {
+		got, err := tx.Note(n.Path)
+		if err != nil || got.Title != n.Title {
+			t.Errorf("schema 1 note after migration: %+v, %v", got, err)
+		}
+		if v := binary.BigEndian.Uint64(tx.tx.Bucket(bucketMeta).Get(keySchema)); v != SchemaVersion {
+			t.Errorf("schema after open = %d, want %d", v, SchemaVersion)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
