@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -185,7 +184,7 @@ func analyzeWord(w []byte) string {
 		return ""
 	}
 	if len(w) > 2 && isLetters(w) {
-		return english.Stem(string(w), true)
+		return stem(w)
 	}
 	return string(w)
 }
