@@ -151,32 +151,39 @@ func encodeNote(n *Note) []byte {
 }
 
 func decodeNote(v []byte, n *Note) error {
+	return decodeRecord(v, n, func(r *recordReader) {
+		n.Path = r.str()
+		n.Folder = r.str()
+		n.Size = r.int()
+		n.ModTime = r.time()
+		n.Hash = r.str()
+		n.Title = r.str()
+		n.Tags = r.strs()
+		n.Links = r.strs()
+		n.Blocks = r.strs()
+		n.Summary = r.str()
+		n.Chunker = r.str()
+		n.IndexedAt = r.time()
+		n.Chunks = make([]uint64, r.count())
+		prev := uint64(0)
+		for i := range n.Chunks {
+			prev += uint64(r.int())
+			n.Chunks[i] = prev
+		}
+	})
+}
+
+// decodeRecord decodes a schema 1 JSON record into dst, or reads a binary
+// one with read.
+func decodeRecord(v []byte, dst any, read func(r *recordReader)) error {
 	if len(v) > 0 && v[0] == '{' {
-		return json.Unmarshal(v, n)
+		return json.Unmarshal(v, dst)
 	}
 	if len(v) == 0 || v[0] != recordBinary {
 		return errDamaged
 	}
 	r := recordReader{b: v[1:]}
-	n.Path = r.str()
-	n.Folder = r.str()
-	n.Size = r.int()
-	n.ModTime = r.time()
-	n.Hash = r.str()
-	n.Title = r.str()
-	n.Tags = r.strs()
-	n.Links = r.strs()
-	n.Blocks = r.strs()
-	n.Summary = r.str()
-	n.Chunker = r.str()
-	n.IndexedAt = r.time()
-	k := r.count()
-	n.Chunks = make([]uint64, k)
-	prev := uint64(0)
-	for i := range n.Chunks {
-		prev += uint64(r.int())
-		n.Chunks[i] = prev
-	}
+	read(&r)
 	return r.done()
 }
 
@@ -197,22 +204,16 @@ func encodeChunk(c *Chunk) []byte {
 }
 
 func decodeChunk(v []byte, c *Chunk) error {
-	if len(v) > 0 && v[0] == '{' {
-		return json.Unmarshal(v, c)
-	}
-	if len(v) == 0 || v[0] != recordBinary {
-		return errDamaged
-	}
-	r := recordReader{b: v[1:]}
-	c.ID = r.uint()
-	c.Path = r.str()
-	c.Folder = r.str()
-	c.Ordinal = r.small()
-	c.StartLine = r.small()
-	c.EndLine = r.small()
-	c.Heading = r.strs()
-	c.Title = r.str()
-	c.Text = r.str()
-	c.Summary = r.str()
-	return r.done()
+	return decodeRecord(v, c, func(r *recordReader) {
+		c.ID = r.uint()
+		c.Path = r.str()
+		c.Folder = r.str()
+		c.Ordinal = r.small()
+		c.StartLine = r.small()
+		c.EndLine = r.small()
+		c.Heading = r.strs()
+		c.Title = r.str()
+		c.Text = r.str()
+		c.Summary = r.str()
+	})
 }
