@@ -11,9 +11,10 @@
 #
 # Why a CUDA build of our own: the npm CUDA package is compiled with CUDA
 # 13.1 and carries no sm_90 code, and a CUDA 13.0 driver refuses its PTX.
-# node-llama-cpp ships the release's source as a git bundle, so the same
-# llama.cpp (same ABI, same version in the file name) is compiled there
-# with the machine's nvcc for its architecture only.
+# scripts/build-llama.sh compiles the same release there, from source
+# prepared here, with the machine's nvcc for its architecture only. Run
+# cuda-build after the Vulkan table: its compile jobs slow any table that
+# shares the CPU with them.
 #
 # .gpu/ must be ignored by git (.git/info/exclude); the Vulkan loader and
 # GL dispatch libraries go in .gl/ as the device notes describe.
@@ -25,18 +26,11 @@ ver=3.22.1
 prepare() {
 	mkdir -p $G/vk $G/src /tmp/gpu-prep
 	(cd /tmp/gpu-prep &&
-		npm pack --silent "@node-llama-cpp/linux-x64-vulkan@$ver" >/dev/null &&
-		npm pack --silent "node-llama-cpp@$ver" >/dev/null)
+		npm pack --silent "@node-llama-cpp/linux-x64-vulkan@$ver" >/dev/null)
 	tar xzf /tmp/gpu-prep/node-llama-cpp-linux-x64-vulkan-$ver.tgz -C /tmp/gpu-prep
 	cp /tmp/gpu-prep/package/bins/linux-x64-vulkan/{libllama.*.so,libggml*.so} /tmp/gpu-prep/package/bins/linux-x64-vulkan/_nlc* $G/vk/
 	xz -f -T2 $G/vk/libggml-vulkan.so
-	tar xzf /tmp/gpu-prep/node-llama-cpp-$ver.tgz -C /tmp/gpu-prep package/llama/gitRelease.bundle
-	rm -rf /tmp/gpu-prep/src && git clone -q /tmp/gpu-prep/package/llama/gitRelease.bundle /tmp/gpu-prep/src
-	# Only what a library build reads: no tools, tests or other backends.
-	(cd /tmp/gpu-prep/src && tar cf - CMakeLists.txt cmake include src vendor licenses LICENSE \
-		ggml/CMakeLists.txt ggml/cmake ggml/include ggml/src/*.c ggml/src/*.cpp ggml/src/*.h \
-		ggml/src/*.in ggml/src/CMakeLists.txt ggml/src/ggml-cpu ggml/src/ggml-cuda) |
-		xz -T2 -6 >$G/src/llama.tar.xz
+	scripts/build-llama.sh source $G/src/llama.tar.xz
 	CGO_ENABLED=0 go build -o $G/bench ./inference/bench
 	CGO_ENABLED=0 go test -c -o $G/pipeline.test ./pipeline
 	rm -rf $G/dendron && cp -r ../shared/corpora/dendron/vault $G/dendron && chmod -R u+w $G/dendron
@@ -65,26 +59,15 @@ vulkan() {
 	table $G/vk "$1" vulkan
 }
 
-cuda_build() {
-	export PATH=/usr/local/cuda/bin:$PATH
-	rm -rf /tmp/cu && mkdir -p /tmp/cu/src && tar xJf $G/src/llama.tar.xz -C /tmp/cu/src
-	# One CPU backend for this machine's CPU rather than every variant: the
-	# layers run on the GPU, and the build fits one command's time.
-	setsid nohup nice -n 19 bash -c '
-		cmake -S /tmp/cu/src -B /tmp/cu/b $(command -v ninja >/dev/null && echo -G Ninja) -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
-			-DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-			-DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_OPENSSL=OFF \
-			-DGGML_BACKEND_DL=ON -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
-			-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 &&
-		cmake --build /tmp/cu/b -j 16 && touch /tmp/cu/done || touch /tmp/cu/failed' >/tmp/cu/build.log 2>&1 &
+cuda_build() { # in the background, so that one command's time limit does not cut it
+	mkdir -p /tmp/cu && rm -f /tmp/cu/done /tmp/cu/failed
+	SRC=$G/src/llama.tar.xz JOBS=16 setsid nohup nice -n 19 bash -c \
+		'scripts/build-llama.sh cuda /tmp/cu/lib && touch /tmp/cu/done || touch /tmp/cu/failed' >/tmp/cu/build.log 2>&1 &
 }
 
-cuda_lib() { # waits for the build and lays its libraries out as memd expects
+cuda_lib() { # waits for the build
 	while [ ! -e /tmp/cu/done ] && [ ! -e /tmp/cu/failed ]; do sleep 5; done
 	if [ -e /tmp/cu/failed ]; then tail -40 /tmp/cu/build.log; exit 1; fi
-	mkdir -p /tmp/cu/lib
-	cp -a /tmp/cu/b/bin/*.so* /tmp/cu/lib/
-	ln -sf libllama.so /tmp/cu/lib/libllama.cuda.v0.5.0.so
 	ls /tmp/cu/lib
 }
 

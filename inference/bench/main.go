@@ -25,6 +25,7 @@ type options struct {
 	gen, serial, reps      int
 	conc                   []int
 	small, embed, skipGen  bool
+	kvUnified              bool
 }
 
 func main() {
@@ -43,6 +44,7 @@ func main() {
 	flag.BoolVar(&o.small, "small", false, "small model shapes, for a quick smoke run")
 	flag.BoolVar(&o.embed, "embed", false, "also benchmark embeddings")
 	flag.BoolVar(&o.skipGen, "skip-gen", false, "skip the generation benchmark")
+	flag.BoolVar(&o.kvUnified, "kv-unified", true, "one KV stream for all sequences (false: one per sequence)")
 	flag.Parse()
 	for _, f := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -204,7 +206,7 @@ func benchConcurrency(m *llama.Model, o options, n int) (result, error) {
 	ctxLen := o.prompt + o.gen + 8
 	params := llama.ContextParams{
 		NCtx: n * ctxLen, NBatch: o.batch, NUbatch: o.batch, NSeqMax: n, NThreads: o.threads,
-		Pooling: llama.PoolingUnspecified, KVUnified: true, FlashAttn: llama.FlashAttnAuto,
+		Pooling: llama.PoolingUnspecified, KVUnified: o.kvUnified, FlashAttn: llama.FlashAttnAuto,
 	}
 	bare, err := m.NewContext(params)
 	if err != nil {
