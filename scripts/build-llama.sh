@@ -58,6 +58,8 @@ dest=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/memd/llama/linux-x64-$backend@$nlc}
 flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DLLAMA_OPENSSL=OFF
 	-DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF
 	-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF
+	# Each library finds the others beside it, wherever the folder goes.
+	-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON '-DCMAKE_INSTALL_RPATH=$ORIGIN'
 	# Backends as loadable modules, as memd loads them
 	# (ggml_backend_load_all_from_path); one CPU backend for this machine.
 	-DGGML_BACKEND_DL=ON -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
