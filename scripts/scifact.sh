@@ -22,19 +22,5 @@ t1=$(date +%s.%N)
 cpu=$(awk '{print ($14+$15)/100}' /proc/$pid/stat)
 rss=$(awk '/VmHWM/{print $2/1024}' /proc/$pid/status)
 echo "indexed $(ls "$work/notes" | wc -l) notes in $(echo "$t1 - $t0" | bc) s wall, ${cpu} s CPU, peak RSS ${rss} MB"
-python3 - "$eval/scifact/queries.test.jsonl" "$bin/memctl" "$sock" > "$work/run.tsv" <<'PY'
-import json, subprocess, sys, os
-queries, memctl, sock = sys.argv[1:4]
-for line in open(queries):
-    q = json.loads(line)
-    out = subprocess.run([memctl, "--socket", sock, "recall", "--json", "-k", "100", q["text"]],
-                         check=True, capture_output=True, text=True).stdout
-    seen = set()
-    for h in json.loads(out)["hits"]:
-        doc = os.path.basename(h["path"])[:-3]
-        if doc in seen:
-            continue
-        seen.add(doc)
-        print(f'{q["_id"]}\t{doc}\t{h["score"]}')
-PY
+python3 "$root/scripts/recall-run.py" "$eval/scifact/queries.test.jsonl" "$bin/memctl" "$sock" >"$work/run.tsv"
 python3 "$eval/score.py" "$eval/scifact/qrels.tsv" "$work/run.tsv"

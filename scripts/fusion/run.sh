@@ -23,18 +23,5 @@ pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 "$work/bin/memctl" --socket "$sock" add --wait "$work/notes" >/dev/null
-python3 - "$eval/scifact/queries.jsonl" "$work/bin/memctl" "$sock" >"$work/bm25.tsv" <<'PY'
-import json, subprocess, sys, os
-queries, memctl, sock = sys.argv[1:4]
-for line in open(queries):
-    q = json.loads(line)
-    out = subprocess.run([memctl, "--socket", sock, "recall", "--json", "-k", "100", q["text"]],
-                         check=True, capture_output=True, text=True).stdout
-    seen = set()
-    for h in json.loads(out)["hits"]:
-        doc = os.path.basename(h["path"])[:-3]
-        if doc not in seen:
-            seen.add(doc)
-            print(f'{q["_id"]}\t{doc}\t{h["score"]}')
-PY
+python3 "$root/scripts/recall-run.py" "$eval/scifact/queries.jsonl" "$work/bin/memctl" "$sock" >"$work/bm25.tsv"
 python3 "$root/scripts/fusion/fuse.py" "$work/bm25.tsv" "$work/dense.tsv" "$eval/scifact/qrels.train.tsv" "$eval/scifact/qrels.tsv"
