@@ -25,7 +25,7 @@ type options struct {
 	gen, serial, reps      int
 	conc                   []int
 	small, embed, skipGen  bool
-	kvUnified              bool
+	kvUnified, q8          bool
 }
 
 func main() {
@@ -44,6 +44,7 @@ func main() {
 	flag.BoolVar(&o.small, "small", false, "small model shapes, for a quick smoke run")
 	flag.BoolVar(&o.embed, "embed", false, "also benchmark embeddings")
 	flag.BoolVar(&o.skipGen, "skip-gen", false, "skip the generation benchmark")
+	flag.BoolVar(&o.q8, "q8", false, "generate the model in Q8_0 instead of F16")
 	flag.BoolVar(&o.kvUnified, "kv-unified", true, "one KV stream for all sequences (false: one per sequence)")
 	flag.Parse()
 	for _, f := range strings.Split(conc, ",") {
@@ -103,6 +104,9 @@ func genModel(o options) (string, error) {
 		cfg = testmodel.Config{Name: "small", Vocab: 32000, Embd: 256, Layers: 4, Heads: 8, HeadsKV: 2, FF: 704, Ctx: 2048, F16: true}
 	}
 	cfg.Seed = 1
+	if o.q8 {
+		cfg.Name, cfg.Q8 = cfg.Name+"-q8", true
+	}
 	start := time.Now()
 	path, err := testmodel.WriteLlama(o.dir, cfg)
 	if err == nil {

@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -270,4 +271,35 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Q8_0 blocks are an F16 scale of max|x|/127 and round(x/scale), as ggml's
+// reference quantizer writes them; an all-zero block has scale 0.
+func TestQ8_0(t *testing.T) {
+	vals := make([]float32, 64)
+	for j := range 32 {
+		vals[j] = float32(j-16) / 16 // -1 … 0.9375
+	}
+	var buf bytes.Buffer
+	if err := Floats(TensorQ8_0, 64, func(i int64) float32 { return vals[i] })(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	if len(b) != 2*34 {
+		t.Fatalf("%d bytes for two blocks, want 68", len(b))
+	}
+	if d := binary.LittleEndian.Uint16(b); d != Float16(1.0/127) {
+		t.Errorf("scale %#x, want %#x", d, Float16(1.0/127))
+	}
+	for j, want := range map[int]int8{0: -127, 8: -64, 16: 0, 24: 64, 31: 119} {
+		if got := int8(b[2+j]); got != want {
+			t.Errorf("q[%d] = %d, want %d", j, got, want)
+		}
+	}
+	if !bytes.Equal(b[34:], make([]byte, 34)) {
+		t.Errorf("zero block % x", b[34:])
+	}
+	if err := Floats(TensorQ8_0, 31, func(int64) float32 { return 0 })(new(bytes.Buffer)); err == nil {
+		t.Error("31 values: no error")
+	}
 }

@@ -8,8 +8,11 @@ import (
 )
 
 // Floats returns TensorData that writes n values at(0)..at(n-1) as typ (F32,
-// F16 or BF16), in chunks, so n can exceed memory.
+// F16, BF16 or Q8_0), in chunks, so n can exceed memory.
 func Floats(typ TensorType, n int64, at func(i int64) float32) TensorData {
+	if typ == TensorQ8_0 {
+		return q8_0(n, at)
+	}
 	return func(w io.Writer) error {
 		var width int64
 		switch typ {
@@ -103,4 +106,44 @@ func Float16To32(h uint16) float32 {
 		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
 	}
 	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// q8Block is Q8_0's block: 32 values as one F16 scale and 32 int8s.
+const q8Block = 32
+
+// q8_0 quantizes as ggml's reference quantize_row_q8_0 does: per block of
+// 32, the scale d = max|x| / 127 and each value round(x / d).
+func q8_0(n int64, at func(i int64) float32) TensorData {
+	return func(w io.Writer) error {
+		if n%q8Block != 0 {
+			return fmt.Errorf("Q8_0 needs a multiple of %d values, not %d", q8Block, n)
+		}
+		const blocks = 1024
+		buf := make([]byte, 0, blocks*(2+q8Block))
+		var x [q8Block]float32
+		for start := int64(0); start < n; start += q8Block {
+			amax := float32(0)
+			for j := range x {
+				x[j] = at(start + int64(j))
+				amax = max(amax, float32(math.Abs(float64(x[j]))))
+			}
+			d := amax / 127
+			id := float32(0)
+			if d != 0 {
+				id = 1 / d
+			}
+			buf = binary.LittleEndian.AppendUint16(buf, Float16(d))
+			for _, v := range x {
+				buf = append(buf, byte(int8(math.Round(float64(v*id)))))
+			}
+			if len(buf) == cap(buf) {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+		_, err := w.Write(buf)
+		return err
+	}
 }

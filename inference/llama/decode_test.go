@@ -431,3 +431,38 @@ func TestF16PaddedModel(t *testing.T) {
 		}
 	}
 }
+
+// TestQ8Model: a generated Q8_0 model (the benchmarks' other weight type)
+// loads, and its logits are the F32 model's up to quantization noise.
+func TestQ8Model(t *testing.T) {
+	l := openLib(t)
+	cfg := testmodel.Config{Name: "f32", Embd: 128, Layers: 2, Heads: 4, HeadsKV: 2, FF: 256, Seed: 5}
+	f32, err := testmodel.WriteLlama(t.TempDir(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Name, cfg.Q8 = "q8", true
+	q8, err := testmodel.WriteLlama(t.TempDir(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logits [2][]float32
+	for i, path := range []string{f32, q8} {
+		m := loadModel(t, l, path)
+		toks, err := m.Tokenize("the memory of water runs deep", true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits[i] = prefillLogits(t, newContext(t, m, ContextParams{NCtx: 256}), toks)
+	}
+	var dot, na, nb float64
+	for i := range logits[0] {
+		a, b := float64(logits[0][i]), float64(logits[1][i])
+		dot, na, nb = dot+a*b, na+a*a, nb+b*b
+	}
+	if cos := dot / math.Sqrt(na*nb); cos < 0.99 {
+		t.Fatalf("cosine of Q8_0 and F32 logits %.4f, want ≥ 0.99", cos)
+	} else {
+		t.Logf("cosine of Q8_0 and F32 logits %.5f", cos)
+	}
+}

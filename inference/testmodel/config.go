@@ -14,6 +14,7 @@ type Config struct {
 	FF           int    // n_ff; default 2*Embd
 	Ctx          int    // context_length; default 512
 	F16          bool   // store matrices as F16 (norms stay F32)
+	Q8           bool   // store matrices as Q8_0 (wins over F16); Embd and FF multiples of 32
 	Seed         uint64 // weights are a pure function of Seed and tensor name
 	ChatTemplate bool   // set tokenizer.chat_template to GemmaTemplate
 }
@@ -57,6 +58,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("testmodel: Heads %d is not a multiple of HeadsKV %d", c.Heads, c.HeadsKV)
 	case (c.Embd/c.Heads)%2 != 0:
 		return fmt.Errorf("testmodel: head size %d must be even for RoPE", c.Embd/c.Heads)
+	case c.Q8 && (c.Embd%32 != 0 || c.FF%32 != 0):
+		return fmt.Errorf("testmodel: Q8_0 needs Embd and FF in multiples of 32, not %d and %d", c.Embd, c.FF)
 	}
 	return nil
 }

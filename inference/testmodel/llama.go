@@ -49,7 +49,10 @@ func writeLlamaModel(dir string, cfg Config, extra func(*gguf.Writer), weights w
 func finishModel(w *gguf.Writer, dir string, cfg Config, weights weightFunc) (string, error) {
 	for _, t := range llamaTensors(cfg) {
 		typ := gguf.TensorF32
-		if cfg.F16 && len(t.shape) == 2 {
+		switch {
+		case cfg.Q8 && len(t.shape) == 2:
+			typ = gguf.TensorQ8_0
+		case cfg.F16 && len(t.shape) == 2:
 			typ = gguf.TensorF16
 		}
 		n := int64(1)
@@ -69,7 +72,7 @@ func setLlamaMeta(w *gguf.Writer, cfg Config, v *vocab) {
 	w.Set("general.architecture", "llama")
 	w.Set("general.type", "model")
 	w.Set("general.name", cfg.Name)
-	w.Set("general.file_type", uint32(map[bool]uint32{false: 0, true: 1}[cfg.F16]))
+	w.Set("general.file_type", fileType(cfg))
 	w.Set("llama.context_length", uint32(cfg.Ctx))
 	w.Set("llama.embedding_length", uint32(cfg.Embd))
 	w.Set("llama.block_count", uint32(cfg.Layers))
@@ -150,4 +153,16 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// fileType is general.file_type: llama_ftype's ALL_F32, MOSTLY_F16 or
+// MOSTLY_Q8_0.
+func fileType(cfg Config) uint32 {
+	switch {
+	case cfg.Q8:
+		return 7
+	case cfg.F16:
+		return 1
+	}
+	return 0
 }
