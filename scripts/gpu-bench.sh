@@ -8,6 +8,7 @@
 #   scripts/gpu-bench.sh cuda-build     there: starts the CUDA build (background)
 #   scripts/gpu-bench.sh cuda OUT       there: waits for it, the CUDA table
 #   scripts/gpu-bench.sh pipeline OUT LIB  there: the three model stages, batched vs serial
+#   BENCH_FLAGS=-q8 scripts/gpu-bench.sh cuda OUT   the tables with a Q8_0 model
 #
 # Why a CUDA build of our own: the npm CUDA package is compiled with CUDA
 # 13.1 and carries no sm_90 code, and a CUDA 13.0 driver refuses its PTX.
@@ -44,18 +45,21 @@ gl() {
 
 model() {
 	# The generated TinyLlama-shaped model is reused across phases on one machine.
+	local f=/tmp/m/tinyllama-shape.gguf
+	[[ " ${BENCH_FLAGS:-} " == *" -q8 "* ]] && f=/tmp/m/tinyllama-shape-q8.gguf
 	mkdir -p /tmp/m
-	if [ -f /tmp/m/tinyllama-shape.gguf ]; then echo "-model /tmp/m/tinyllama-shape.gguf"; fi
+	if [ -f $f ]; then echo "-model $f"; fi
 }
 
-table() { # LIB OUT NAME
+table() { # LIB OUT NAME; BENCH_FLAGS (e.g. -q8) go to the bench
 	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee -a "$2/$3.txt"
-	$G/bench -lib "$1" -threads 8 -reps 2 -serial 2 -dir /tmp/m $(model) -embed 2>&1 | tee -a "$2/$3.txt"
+	$G/bench -lib "$1" -threads 8 -reps 2 -serial 2 -dir /tmp/m $(model) -embed ${BENCH_FLAGS:-} 2>&1 | tee -a "$2/$3.txt"
 }
 
 vulkan() {
 	gl
-	[ -f $G/vk/libggml-vulkan.so ] || unxz -k $G/vk/libggml-vulkan.so.xz
+	# .gpu/ is carried anew on every call, which drops the unpacked library.
+	unxz -kf $G/vk/libggml-vulkan.so.xz
 	table $G/vk "$1" vulkan
 }
 
