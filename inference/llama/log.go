@@ -88,6 +88,9 @@ func emit(level int32, msg string) {
 		sl = slog.LevelInfo
 	case logWarn:
 		sl = slog.LevelWarn
+		if byDesign(msg) {
+			sl = slog.LevelDebug
+		}
 	default:
 		sl = slog.LevelError
 	}
@@ -101,6 +104,25 @@ func emit(level int32, msg string) {
 }
 
 const maxErrs = 4
+
+// designWarnings are llama.cpp warnings about choices memd makes on
+// purpose, logged at debug so that a user's log shows only real trouble:
+// a generator's unified KV cache spans every slot, so each sequence may
+// address more than the training context (the scheduler caps each request
+// at it), and embedders get mean pooling where the model names none.
+var designWarnings = []string{
+	"> n_ctx_train",
+	"model default pooling_type is [-1]",
+}
+
+func byDesign(msg string) bool {
+	for _, w := range designWarnings {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // lastError returns and clears the error lines llama.cpp logged since the
 // previous call, to explain a failed call.

@@ -53,3 +53,26 @@ func TestSetLogger(t *testing.T) {
 		t.Errorf("levels %v, saw the invalid token error: %v", levels, sawInvalid)
 	}
 }
+
+// Warnings about memd's own choices (see designWarnings) go to debug;
+// other warnings stay warnings.
+func TestDesignWarningsAreDebug(t *testing.T) {
+	h := &captureHandler{}
+	logState.mu.Lock()
+	old := logState.logger
+	logState.logger = slog.New(h)
+	logState.mu.Unlock()
+	defer func() { logState.mu.Lock(); logState.logger = old; logState.mu.Unlock() }()
+	logPiece(logWarn, "llama_context: n_ctx_seq (16384) > n_ctx_train (2048) -- possible training context overflow\n")
+	logPiece(logWarn, "llama_init_from_model: model default pooling_type is [-1], but [1] was specified\n")
+	logPiece(logWarn, "llama_model_load: something else\n")
+	want := []slog.Level{slog.LevelDebug, slog.LevelDebug, slog.LevelWarn}
+	if len(h.records) != len(want) {
+		t.Fatalf("%d records, want %d", len(h.records), len(want))
+	}
+	for i, r := range h.records {
+		if r.Level != want[i] {
+			t.Errorf("%q at %v, want %v", r.Message, r.Level, want[i])
+		}
+	}
+}
