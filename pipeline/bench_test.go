@@ -44,7 +44,7 @@ func BenchmarkIndexGenerated(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d notes in %v", n, time.Since(t0).Round(time.Millisecond))
-	for _, batch := range []int{64, 256} {
+	for _, batch := range []int{64, 256, 2048} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchIndex(b, dir, batch) })
 	}
 }
