@@ -157,7 +157,6 @@ const (
 	repairLead      = "leading blocks joined the first chunk"
 	repairGap       = "uncovered blocks joined a neighbour"
 	repairTail      = "tail joined the last chunk"
-	repairSplit     = "oversize chunk split"
 )
 
 // repairSpans makes a model's chunk list cover blocks lo..hi exactly once,

@@ -15,7 +15,6 @@ import (
 const (
 	stageChunk     = "chunk"
 	stageSummarize = "summarize"
-	stageEmbed     = "embed"
 )
 
 // StageStat is the work one model stage has done since the indexer started.
@@ -53,14 +52,13 @@ type stageCounters struct {
 	repaired                atomic.Int64
 }
 
+// of is the counter of a completion stage (the embed stage counts its
+// texts into embed directly).
 func (s *stageCounters) of(stage string) *stageCounter {
-	switch stage {
-	case stageChunk:
+	if stage == stageChunk {
 		return &s.chunk
-	case stageSummarize:
-		return &s.summarize
 	}
-	return &s.embed
+	return &s.summarize
 }
 
 // StageStats returns what the model stages have done since NewIndexer.

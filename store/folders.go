@@ -47,7 +47,7 @@ func (t *Tx) Folders() ([]Folder, error) {
 }
 
 // DeleteFolder unregisters the folder at path. Its notes stay until the
-// caller deletes them (see DeleteNotesUnder).
+// caller deletes them, each with DeleteNote.
 func (t *Tx) DeleteFolder(path string) error {
 	return t.bucket(bucketFolders).Delete([]byte(path))
 }

@@ -176,24 +176,6 @@ func (t *Tx) MoveNote(from string, n *Note) error {
 	return t.putNoteRecord(n)
 }
 
-// DeleteNotesUnder removes every note whose path starts with prefix and
-// returns how many it removed.
-func (t *Tx) DeleteNotesUnder(prefix string) (int, error) {
-	var paths []string
-	if err := t.ForEachNote(prefix, func(n *Note) error {
-		paths = append(paths, n.Path)
-		return nil
-	}); err != nil {
-		return 0, err
-	}
-	for _, p := range paths {
-		if err := t.DeleteNote(p); err != nil {
-			return 0, err
-		}
-	}
-	return len(paths), nil
-}
-
 func hashKey(hash, path string) []byte {
 	h, err := hex.DecodeString(hash)
 	if err != nil || len(h) == 0 {

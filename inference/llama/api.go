@@ -50,18 +50,16 @@ type api struct {
 	nSeqMax          func(ctx uintptr) uint32
 	poolingType      func(ctx uintptr) int32
 	setAbortCallback func(ctx uintptr, cb uintptr, data uintptr)
-	synchronize      func(ctx uintptr)
 
-	batchInit  func(n, embd, nSeqMax int32) cBatch
-	batchFree  func(b cBatch)
-	decode     func(ctx uintptr, b cBatch) int32
-	logitsIth  func(ctx uintptr, i int32) unsafe.Pointer
-	embdSeq    func(ctx uintptr, seq int32) unsafe.Pointer
-	getMemory  func(ctx uintptr) uintptr
-	memClear   func(mem uintptr, data bool)
-	memSeqRm   func(mem uintptr, seq, p0, p1 int32) bool
-	memSeqKeep func(mem uintptr, seq int32)
-	memPosMax  func(mem uintptr, seq int32) int32
+	batchInit func(n, embd, nSeqMax int32) cBatch
+	batchFree func(b cBatch)
+	decode    func(ctx uintptr, b cBatch) int32
+	logitsIth func(ctx uintptr, i int32) unsafe.Pointer
+	embdSeq   func(ctx uintptr, seq int32) unsafe.Pointer
+	getMemory func(ctx uintptr) uintptr
+	memClear  func(mem uintptr, data bool)
+	memSeqRm  func(mem uintptr, seq, p0, p1 int32) bool
+	memPosMax func(mem uintptr, seq int32) int32
 
 	// llama_sampler_chain_init takes a one-byte struct by value, passed like
 	// a bool in a register on every ABI memd runs on.
@@ -118,7 +116,6 @@ func (a *api) bind(handle uintptr) error {
 		{"llama_n_seq_max", &a.nSeqMax},
 		{"llama_pooling_type", &a.poolingType},
 		{"llama_set_abort_callback", &a.setAbortCallback},
-		{"llama_synchronize", &a.synchronize},
 		{"llama_batch_init", &a.batchInit},
 		{"llama_batch_free", &a.batchFree},
 		{"llama_decode", &a.decode},
@@ -127,7 +124,6 @@ func (a *api) bind(handle uintptr) error {
 		{"llama_get_memory", &a.getMemory},
 		{"llama_memory_clear", &a.memClear},
 		{"llama_memory_seq_rm", &a.memSeqRm},
-		{"llama_memory_seq_keep", &a.memSeqKeep},
 		{"llama_memory_seq_pos_max", &a.memPosMax},
 		{"llama_sampler_chain_init", &a.samplerChainInit},
 		{"llama_sampler_chain_add", &a.samplerChainAdd},

@@ -118,8 +118,8 @@ func TestBigramRejects(t *testing.T) {
 }
 
 // TestEmbedderReference checks the direct computation on cases with known
-// answers: one token attends to itself only, and with a zero output path
-// the embedding is a mean of normalized rows.
+// answers: a token repeated gives the embedding of the token alone (every
+// position attends to equal values), and different tokens differ.
 func TestEmbedderReference(t *testing.T) {
 	e, err := WriteEmbedder(t.TempDir(), Config{Embd: 16, Heads: 2})
 	if err != nil {
