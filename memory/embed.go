@@ -32,7 +32,7 @@ var errNoEmbedder = fmt.Errorf("%w: embeddings need an embedding model and none 
 // Embed returns the daemon's embedding of each text as it is, without the
 // query or document prompts recall adds, at interactive priority.
 func (s *Service) Embed(ctx context.Context, texts []string) (EmbedResult, error) {
-	e := s.embedder()
+	e := s.vectors.Embedder()
 	if e == nil {
 		return EmbedResult{}, errNoEmbedder
 	}
@@ -65,14 +65,6 @@ func (s *Service) Embed(ctx context.Context, texts []string) (EmbedResult, error
 	return res, nil
 }
 
-// embedder is the model recall embeds queries with, if any.
-func (s *Service) embedder() QueryEmbedder {
-	if s.vectors == nil {
-		return nil
-	}
-	return s.vectors.cfg.Embedder
-}
-
 // Model is one model the daemon answers with, as /v1/models lists it.
 type Model struct {
 	ID      string    `json:"id"`
@@ -94,7 +86,7 @@ func (s *Service) Models(context.Context) ([]Model, error) {
 		out = append(out, Model{ID: ModelChat, Role: ModelChat, Path: info.Path, Created: s.started},
 			Model{ID: s.GeneratorName(), Role: "generator", Path: info.Path, Created: s.started})
 	}
-	if e := s.embedder(); e != nil {
+	if e := s.vectors.Embedder(); e != nil {
 		info := e.Info()
 		out = append(out, Model{ID: info.DisplayName(), Role: "embedder", Path: info.Path, Created: s.started})
 	}

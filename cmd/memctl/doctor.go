@@ -89,7 +89,7 @@ func (a *app) diagnose(ctx context.Context) []check {
 		folders = fs
 	}
 	checks = append(checks, checkFolders(folders))
-	return append(checks, checkRuntime(st))
+	return append(checks, checkRuntime(st, a.cfg.LibDir))
 }
 
 func (a *app) checkSocket(ctx context.Context) (*memory.Status, check) {
@@ -192,10 +192,11 @@ func checkFolders(folders []string) check {
 }
 
 // checkRuntime looks for the llama.cpp libraries that local models need,
-// where memd would: MEMD_LLAMA_LIB, else the installed builds in the cache.
-func checkRuntime(st *memory.Status) check {
+// where memd would: the configured lib_dir, MEMD_LLAMA_LIB, else the
+// installed builds in the cache.
+func checkRuntime(st *memory.Status, libDir string) check {
 	c := check{Name: "runtime"}
-	dir, err := llamart.Find(llamart.Options{})
+	dir, err := llamart.Find(llamart.Options{LibDir: libDir})
 	if err != nil {
 		c.Fix = "`memd runtime install`, or set MEMD_LLAMA_LIB to a folder holding libllama"
 		if os.Getenv(llamart.EnvLibDir) != "" {

@@ -50,3 +50,20 @@ func TestDoctorNoDaemon(t *testing.T) {
 		t.Fatalf("%+v", r.Checks)
 	}
 }
+
+// The runtime check looks where memd does: a lib_dir from memd's config
+// counts, as it does for memd.
+func TestDoctorRuntimeFromConfig(t *testing.T) {
+	t.Setenv("MEMD_LLAMA_LIB", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	lib := t.TempDir()
+	if err := os.WriteFile(filepath.Join(lib, "libllama.v0.5.0.so"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := checkRuntime(nil, ""); c.Status != checkWarn {
+		t.Fatalf("no runtime anywhere: %+v", c)
+	}
+	if c := checkRuntime(nil, lib); c.Status != checkOK {
+		t.Fatalf("lib_dir %s: %+v", lib, c)
+	}
+}

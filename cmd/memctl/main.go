@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -88,6 +89,16 @@ func describe(err error) string {
 
 // absPath makes a path from the command line absolute, resolving symlinks
 // where the file exists, since the daemon knows files by their real path.
+// absPrefix is absPath for a path prefix: a trailing "/" (only notes
+// inside that folder) survives.
+func absPrefix(p string) (string, error) {
+	abs, err := absPath(p)
+	if err == nil && strings.HasSuffix(p, "/") && !strings.HasSuffix(abs, "/") {
+		abs += "/"
+	}
+	return abs, err
+}
+
 func absPath(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -132,11 +132,11 @@ func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallAr
 		}
 	}
 	if in.PathPrefix != "" {
-		if req.Filters.PathPrefix, err = absArg("path_prefix", in.PathPrefix); err != nil {
+		if err := requireAbs("path_prefix", in.PathPrefix); err != nil {
 			return nil, recallJSON{}, err
 		}
-		if strings.HasSuffix(in.PathPrefix, "/") && !strings.HasSuffix(req.Filters.PathPrefix, "/") {
-			req.Filters.PathPrefix += "/"
+		if req.Filters.PathPrefix, err = absPrefix(in.PathPrefix); err != nil {
+			return nil, recallJSON{}, err
 		}
 	}
 	c, err := a.client(ctx)
@@ -308,10 +308,19 @@ func (a *app) mcpForget(ctx context.Context, _ *mcp.CallToolRequest, in noteArgs
 // absArg refuses a relative path: memctl mcp runs in whatever folder the
 // agent started it from, so a relative path would name the wrong file.
 func absArg(name, p string) (string, error) {
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%q is %q, not an absolute path; pass the full path, such as /home/you/notes", name, p)
+	if err := requireAbs(name, p); err != nil {
+		return "", err
 	}
 	return absPath(p)
+}
+
+// requireAbs refuses a relative path: an agent's working folder is not the
+// user's.
+func requireAbs(name, p string) error {
+	if !filepath.IsAbs(p) {
+		return fmt.Errorf("%q is %q, not an absolute path; pass the full path, such as /home/you/notes", name, p)
+	}
+	return nil
 }
 
 func textResult(text string) *mcp.CallToolResult {

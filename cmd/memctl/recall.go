@@ -51,12 +51,8 @@ func newRecallCmd(a *app) *cobra.Command {
 				}
 			}
 			if f.PathPrefix != "" {
-				slash := strings.HasSuffix(f.PathPrefix, "/")
-				if f.PathPrefix, err = absPath(f.PathPrefix); err != nil {
+				if f.PathPrefix, err = absPrefix(f.PathPrefix); err != nil {
 					return err
-				}
-				if slash && !strings.HasSuffix(f.PathPrefix, "/") {
-					f.PathPrefix += "/"
 				}
 			}
 			if f.ModifiedAfter, err = parseDate("--after", after); err != nil {
