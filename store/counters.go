@@ -8,6 +8,7 @@ const (
 	counterChunks = "count.chunks"
 	counterLength = "count.length" // sum of chunk lengths in terms, for BM25
 	counterJobs   = "count.jobs"
+	counterSkips  = "count.skips"
 )
 
 func (t *Tx) counter(name string) int64 {
@@ -45,6 +46,6 @@ func (t *Tx) Counts() Counts {
 		Chunks:  int(t.counter(counterChunks)),
 		Length:  t.counter(counterLength),
 		Pending: int(t.counter(counterJobs)),
-		Skipped: t.bucket(bucketSkips).Stats().KeyN,
+		Skipped: int(t.counter(counterSkips)),
 	}
 }

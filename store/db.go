@@ -106,6 +106,13 @@ func (db *DB) migrate() error {
 			return fmt.Errorf("%w: %s has schema %d, this memd reads up to %d; upgrade memd or use another --data folder",
 				ErrNewerSchema, db.path, got, SchemaVersion)
 		}
+		// The skip counter came after schema 2's first stores: count once.
+		if meta.Get([]byte(counterSkips)) == nil {
+			n := uint64(tx.Bucket(bucketSkips).Stats().KeyN)
+			if err := meta.Put([]byte(counterSkips), binary.BigEndian.AppendUint64(nil, n)); err != nil {
+				return err
+			}
+		}
 		if binary.BigEndian.Uint64(v) < SchemaVersion {
 			return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion))
 		}

@@ -131,3 +131,48 @@ func TestMigratesSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Skipped is a counter kept by PutSkip and DeleteSkip (a replaced skip
+// counts once, a missing one uncounts nothing), and a store written before
+// the counter gets it counted when it opens.
+func TestSkipCounter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := func() (n int) {
+		db.View(func(tx *Tx) error { n = tx.Counts().Skipped; return nil })
+		return n
+	}
+	step := func(fn func(tx *Tx) error) {
+		t.Helper()
+		if err := db.Update(fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(func(tx *Tx) error {
+		for _, p := range []string{"/a/1.bin", "/a/2.bin", "/a/2.bin", "/b/3.bin"} {
+			if err := tx.PutSkip(Skip{Path: p, Reason: "binary"}); err != nil {
+				return err
+			}
+		}
+		return tx.DeleteSkip("/nowhere")
+	})
+	if n := skipped(); n != 3 {
+		t.Fatalf("Skipped = %d after three paths, want 3", n)
+	}
+	step(func(tx *Tx) error { return tx.DeleteSkipsUnder("/a/") })
+	if n := skipped(); n != 1 {
+		t.Fatalf("Skipped = %d after deleting /a/, want 1", n)
+	}
+	step(func(tx *Tx) error { return tx.tx.Bucket(bucketMeta).Delete([]byte(counterSkips)) })
+	db.Close()
+	if db, err = Open(path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := skipped(); n != 1 {
+		t.Fatalf("Skipped = %d after reopening a store without the counter, want 1", n)
+	}
+}

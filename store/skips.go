@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -21,7 +22,13 @@ func (t *Tx) PutSkip(s Skip) error {
 	if err != nil {
 		return err
 	}
-	return t.bucket(bucketSkips).Put([]byte(s.Path), v)
+	b := t.bucket(bucketSkips)
+	if b.Get([]byte(s.Path)) == nil {
+		if err := t.addCounter(counterSkips, 1); err != nil {
+			return err
+		}
+	}
+	return b.Put([]byte(s.Path), v)
 }
 
 // Skip returns the recorded skip of path, or ErrNotFound.
@@ -36,7 +43,16 @@ func (t *Tx) Skip(path string) (Skip, error) {
 }
 
 // DeleteSkip forgets the skip of path, if any.
-func (t *Tx) DeleteSkip(path string) error { return t.bucket(bucketSkips).Delete([]byte(path)) }
+func (t *Tx) DeleteSkip(path string) error {
+	b := t.bucket(bucketSkips)
+	if b.Get([]byte(path)) == nil {
+		return nil
+	}
+	if err := t.addCounter(counterSkips, -1); err != nil {
+		return err
+	}
+	return b.Delete([]byte(path))
+}
 
 // Skips lists the recorded skips in path order.
 func (t *Tx) Skips() ([]Skip, error) {
@@ -54,15 +70,14 @@ func (t *Tx) Skips() ([]Skip, error) {
 
 // DeleteSkipsUnder forgets skips of paths under prefix.
 func (t *Tx) DeleteSkipsUnder(prefix string) error {
-	skips, err := t.Skips()
-	if err != nil {
-		return err
+	var paths []string
+	c := t.bucket(bucketSkips).Cursor()
+	for k, _ := c.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, _ = c.Next() {
+		paths = append(paths, string(k))
 	}
-	for _, s := range skips {
-		if len(s.Path) >= len(prefix) && s.Path[:len(prefix)] == prefix {
-			if err := t.DeleteSkip(s.Path); err != nil {
-				return err
-			}
+	for _, p := range paths {
+		if err := t.DeleteSkip(p); err != nil {
+			return err
 		}
 	}
 	return nil
