@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -73,36 +72,30 @@ func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 // queues its postings.
 func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	length := termsLength(terms)
-	var buf []byte
+	var w recordWriter
 	for _, tf := range terms {
-		buf = binary.AppendUvarint(buf, uint64(len(tf.Term)))
-		buf = append(buf, tf.Term...)
-		buf = binary.AppendUvarint(buf, uint64(tf.Freq))
+		w.str(tf.Term)
+		w.uint(uint64(tf.Freq))
 		t.edits().add(tf.Term, Posting{Chunk: id, Freq: tf.Freq, Length: length})
 	}
-	return t.bucket(bucketChunkTerms).Put(u64key(id), buf)
+	return t.bucket(bucketChunkTerms).Put(u64key(id), w.b)
 }
 
 // deleteChunk removes a chunk, its term record, its postings and its
 // vectors under fps, and returns its length in terms.
 func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 	key := u64key(id)
-	v := t.bucket(bucketChunkTerms).Get(key)
+	r := recordReader{b: t.bucket(bucketChunkTerms).Get(key)}
 	var length uint32
-	for len(v) > 0 {
-		n, k := binary.Uvarint(v)
-		if k <= 0 || uint64(len(v)-k) < n {
-			return 0, fmt.Errorf("chunk %d: term record is damaged", id)
+	for len(r.b) > 0 {
+		term := r.str()
+		length += uint32(r.uint())
+		if r.err == nil {
+			t.edits().remove(term, id)
 		}
-		term := string(v[k : k+int(n)])
-		v = v[k+int(n):]
-		f, k2 := binary.Uvarint(v)
-		if k2 <= 0 {
-			return 0, fmt.Errorf("chunk %d: term record is damaged", id)
-		}
-		v = v[k2:]
-		length += uint32(f)
-		t.edits().remove(term, id)
+	}
+	if err := r.done(); err != nil {
+		return 0, fmt.Errorf("chunk %d: term record: %w", id, err)
 	}
 	if err := t.bucket(bucketChunkTerms).Delete(key); err != nil {
 		return 0, err
