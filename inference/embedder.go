@@ -217,20 +217,31 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, prio Priority) ([]
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	items, err := e.tokenize(texts)
+	seqs, err := e.tokenize(texts)
 	if err != nil {
 		return nil, err
 	}
-	call := &embedCall{ctx: ctx, prio: prio, out: make([]Embedding, len(texts)), left: len(texts), done: make(chan struct{})}
+	return e.embedTokens(ctx, seqs, prio)
+}
+
+// embedTokens is Embed for inputs already tokenized; the loop cuts each
+// to MaxTokens and reports the cut.
+func (e *Embedder) embedTokens(ctx context.Context, seqs [][]int32, prio Priority) ([]Embedding, error) {
+	call := &embedCall{ctx: ctx, prio: prio, out: make([]Embedding, len(seqs)), left: len(seqs), done: make(chan struct{})}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
 		return nil, ErrClosed
 	}
-	for _, it := range items {
+	for i, toks := range seqs {
+		if len(toks) == 0 {
+			e.mu.Unlock()
+			return nil, fmt.Errorf("input %d: %w", i, ErrEmptyPrompt)
+		}
+	}
+	for i, toks := range seqs {
 		e.order++
-		it.call, it.order = call, e.order
-		e.pending = append(e.pending, it)
+		e.pending = append(e.pending, &embedItem{call: call, index: i, toks: toks, order: e.order})
 	}
 	e.mu.Unlock()
 	return e.await(ctx, call)
@@ -252,7 +263,7 @@ func (e *Embedder) await(ctx context.Context, call *embedCall) ([]Embedding, err
 	}
 }
 
-func (e *Embedder) tokenize(texts []string) ([]*embedItem, error) {
+func (e *Embedder) tokenize(texts []string) ([][]int32, error) {
 	e.closeMu.RLock()
 	defer e.closeMu.RUnlock()
 	e.mu.Lock()
@@ -261,7 +272,7 @@ func (e *Embedder) tokenize(texts []string) ([]*embedItem, error) {
 	if closed {
 		return nil, ErrClosed
 	}
-	items := make([]*embedItem, len(texts))
+	seqs := make([][]int32, len(texts))
 	for i, t := range texts {
 		toks, err := e.model.tokenize(t)
 		if err != nil {
@@ -270,9 +281,9 @@ func (e *Embedder) tokenize(texts []string) ([]*embedItem, error) {
 		if len(toks) == 0 {
 			return nil, fmt.Errorf("embed: input %d: %w", i, ErrEmptyPrompt)
 		}
-		items[i] = &embedItem{index: i, toks: toks}
+		seqs[i] = toks
 	}
-	return items, nil
+	return seqs, nil
 }
 
 // truncate cuts toks to MaxTokens, keeping a closing special token (like

@@ -292,26 +292,3 @@ func (r *rankModel) embed(seqs [][]int32) ([][]float32, error) {
 	}
 	return out, nil
 }
-
-// embedTokens is Embed for inputs already tokenized (and cut to
-// MaxTokens by the caller).
-func (e *Embedder) embedTokens(ctx context.Context, seqs [][]int32, prio Priority) ([]Embedding, error) {
-	call := &embedCall{ctx: ctx, prio: prio, out: make([]Embedding, len(seqs)), left: len(seqs), done: make(chan struct{})}
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil, ErrClosed
-	}
-	for i, toks := range seqs {
-		if len(toks) == 0 {
-			e.mu.Unlock()
-			return nil, fmt.Errorf("input %d: %w", i, ErrEmptyPrompt)
-		}
-	}
-	for i, toks := range seqs {
-		e.order++
-		e.pending = append(e.pending, &embedItem{call: call, index: i, toks: toks, order: e.order})
-	}
-	e.mu.Unlock()
-	return e.await(ctx, call)
-}
