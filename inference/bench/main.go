@@ -26,6 +26,8 @@ type options struct {
 	conc                   []int
 	small, embed, skipGen  bool
 	kvUnified, q8          bool
+	writeModel             bool
+	logLevel               slog.Level
 }
 
 func main() {
@@ -46,6 +48,8 @@ func main() {
 	flag.BoolVar(&o.skipGen, "skip-gen", false, "skip the generation benchmark")
 	flag.BoolVar(&o.q8, "q8", false, "generate the model in Q8_0 instead of F16")
 	flag.BoolVar(&o.kvUnified, "kv-unified", true, "one KV stream for all sequences (false: one per sequence)")
+	flag.BoolVar(&o.writeModel, "write-model", false, "only write the generated model into -dir, then exit")
+	flag.TextVar(&o.logLevel, "log", slog.LevelError, "lowest level of llama.cpp's log lines to print (debug shows ggml's CUDA graph decisions)")
 	flag.Parse()
 	for _, f := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -60,6 +64,16 @@ func main() {
 }
 
 func run(o options) error {
+	if o.writeModel {
+		if o.dir == "" {
+			return fmt.Errorf("-write-model needs -dir")
+		}
+		if err := os.MkdirAll(o.dir, 0o755); err != nil {
+			return err
+		}
+		_, err := genModel(o)
+		return err
+	}
 	if o.lib == "" {
 		return fmt.Errorf("no library folder: pass -lib or set MEMD_LLAMA_LIB")
 	}
@@ -67,7 +81,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	lib.SetLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	lib.SetLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel})))
 	if o.dir == "" {
 		d, err := os.MkdirTemp("", "memd-bench")
 		if err != nil {
