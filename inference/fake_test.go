@@ -10,7 +10,8 @@ import (
 // fakeModel is a Decoder and Vocab whose "model" is a function from a
 // sequence's whole history to its next token. It checks what a real
 // context would reject (positions out of order, batches over size, seq ids
-// out of range), so the scheduler's bookkeeping is tested, not trusted.
+// out of range, sequences out of order), so the scheduler's bookkeeping is
+// tested, not trusted.
 type fakeModel struct {
 	nVocab    int
 	nSeq      int
@@ -73,7 +74,12 @@ func (f *fakeModel) Decode(batch []BatchToken) error {
 		}
 	}
 	want := map[int32]int32{}
-	for _, t := range batch {
+	for i, t := range batch {
+		// With one KV stream per sequence, llama.cpp splits a batch whose
+		// sequences are not in order into one ubatch per run.
+		if i > 0 && t.Seq < batch[i-1].Seq {
+			return fmt.Errorf("fake: seq %d after seq %d: a batch lists its sequences in order", t.Seq, batch[i-1].Seq)
+		}
 		if t.Seq < 0 || int(t.Seq) >= f.nSeq {
 			return fmt.Errorf("fake: seq %d out of range", t.Seq)
 		}

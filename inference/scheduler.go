@@ -384,46 +384,56 @@ type logitRow struct {
 
 // step builds and runs one Decode: every decoding row's next token, then
 // prefill pieces of rows still reading their prompt, best first, within
-// the batch budget.
+// the batch budget. The batch lists its rows in sequence order: with one
+// KV stream per sequence llama.cpp keeps a step in one ubatch only when
+// its sequences come in increasing order, one after another.
 func (s *Scheduler) step() {
 	s.batch, s.outs, s.rows, s.prefill = s.batch[:0], s.outs[:0], s.rows[:0], s.prefill[:0]
 	candidates := s.slots
 	if suspect := s.nextSuspect(); suspect != nil {
 		candidates = []*row{suspect}
 	}
+	decoding := 0
 	for _, r := range candidates {
 		if r == nil {
 			continue
 		}
-		r.stepPos = r.pos
+		r.stepPos, r.chunk = r.pos, 0
 		if r.decoding {
-			s.outs = append(s.outs, logitRow{r, len(s.batch)})
-			s.batch = append(s.batch, BatchToken{Token: r.next, Pos: r.pos, Seq: r.seq, Logits: true})
-			s.rows = append(s.rows, r)
+			decoding++
 			continue
 		}
 		s.prefill = append(s.prefill, r)
 	}
 	sortRows(s.prefill)
-	budget := min(s.cfg.BatchSize-len(s.batch), s.prefillCap)
+	budget := min(s.cfg.BatchSize-decoding, s.prefillCap)
 	prefilled := 0
 	for _, r := range s.prefill {
 		if budget == 0 {
 			break
 		}
-		n := min(len(r.req.Prompt)-r.fed, budget)
-		for j := range n {
-			k := r.fed + j
-			last := k == len(r.req.Prompt)-1
-			if last {
-				s.outs = append(s.outs, logitRow{r, len(s.batch)})
+		r.chunk = min(len(r.req.Prompt)-r.fed, budget)
+		budget -= r.chunk
+		prefilled += r.chunk
+	}
+	for _, r := range candidates {
+		switch {
+		case r == nil || !r.decoding && r.chunk == 0:
+			continue
+		case r.decoding:
+			s.outs = append(s.outs, logitRow{r, len(s.batch)})
+			s.batch = append(s.batch, BatchToken{Token: r.next, Pos: r.pos, Seq: r.seq, Logits: true})
+		default:
+			for j := range r.chunk {
+				k := r.fed + j
+				last := k == len(r.req.Prompt)-1
+				if last {
+					s.outs = append(s.outs, logitRow{r, len(s.batch)})
+				}
+				s.batch = append(s.batch, BatchToken{Token: r.req.Prompt[k], Pos: r.pos + int32(j), Seq: r.seq, Logits: last})
 			}
-			s.batch = append(s.batch, BatchToken{Token: r.req.Prompt[k], Pos: r.pos + int32(j), Seq: r.seq, Logits: last})
 		}
-		r.chunk = n
 		s.rows = append(s.rows, r)
-		budget -= n
-		prefilled += n
 	}
 
 	err := s.dec.Decode(s.batch)

@@ -214,6 +214,65 @@ func TestSchedulerPrefillsInChunksBesideDecoders(t *testing.T) {
 	}
 }
 
+// A slot freed below a decoding row and taken by a new prompt: the step
+// still lists seq 0's prefill before seq 1's token (the fake rejects
+// batches out of sequence order).
+func TestSchedulerBatchInSequenceOrder(t *testing.T) {
+	f := newFakeModel(2, 8)
+	f.delay = time.Millisecond
+	s := newTestScheduler(t, f, SchedulerConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := s.Submit(ctx, Request{Prompt: []int32{0}, MaxTokens: 200})
+		cancelled <- err
+	}()
+	waitFor(t, "seq 0 decoding", func() bool { return s.Stats().Sampled > 0 })
+	kept := make(chan Completion, 1)
+	go func() {
+		c, err := s.Submit(context.Background(), Request{Prompt: []int32{5}, MaxTokens: 40})
+		if err != nil {
+			t.Error(err)
+		}
+		kept <- c
+	}()
+	waitFor(t, "seq 1 decoding", func() bool {
+		for _, st := range f.stepLog() {
+			if last := st[len(st)-1]; last.Seq == 1 && last.Logits {
+				return true
+			}
+		}
+		return false
+	})
+	cancel()
+	if err := <-cancelled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled row: %v", err)
+	}
+	long := make([]int32, 30)
+	for i := range long {
+		long[i] = int32(i % 26)
+	}
+	c, err := s.Submit(context.Background(), Request{Prompt: long, MaxTokens: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := serialText(long, 2); c.Text != want {
+		t.Fatalf("prompt in the freed slot: %q, want %q", c.Text, want)
+	}
+	if c := <-kept; c.Text != serialText([]int32{5}, 40) {
+		t.Fatalf("row beside it: %q", c.Text)
+	}
+	mixed := 0
+	for _, st := range f.stepLog() {
+		if st[0].Seq == 0 && !st[0].Logits && st[len(st)-1].Seq == 1 {
+			mixed++
+		}
+	}
+	if mixed == 0 {
+		t.Fatal("no step prefilled seq 0 beside seq 1's decode")
+	}
+}
+
 func TestSchedulerInteractiveFirst(t *testing.T) {
 	f := newFakeModel(1, 8)
 	f.delay = 200 * time.Microsecond
