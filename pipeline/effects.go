@@ -44,14 +44,11 @@ func (e *txEffects) chunker(name string, delta int) {
 // with them), records its chunks as removed for the vector sink and reports
 // whether there was one.
 func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
-	n, err := tx.Note(path)
+	n, err := tx.DeleteNote(path)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
-		return false, err
-	}
-	if err := tx.DeleteNote(path); err != nil {
 		return false, err
 	}
 	eff.removed = append(eff.removed, n.Chunks...)

@@ -30,7 +30,7 @@ type Note struct {
 // n and chunks, in this transaction. Chunk ids are assigned here and written
 // back into n.Chunks and each chunk.
 func (t *Tx) PutNote(n *Note, chunks []NewChunk) error {
-	if err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
+	if _, err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
 		return err
 	}
 	cb := t.bucket(bucketChunks)
@@ -115,35 +115,39 @@ func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
 	return nil
 }
 
-// DeleteNote removes the note at path with its chunks and postings, or
+// DeleteNote removes the note at path with its chunks, postings and vectors
+// and returns the note it removed (so a caller need not read it first), or
 // returns ErrNotFound.
-func (t *Tx) DeleteNote(path string) error {
+func (t *Tx) DeleteNote(path string) (*Note, error) {
 	n, err := t.Note(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var length int64
 	fps := t.VectorFingerprints()
 	for _, id := range n.Chunks {
 		l, err := t.deleteChunk(id, fps)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		length += int64(l)
 	}
 	if err := t.bucket(bucketNotes).Delete([]byte(path)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, n.Path)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.addCounter(counterNotes, -1); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.addCounter(counterChunks, -int64(len(n.Chunks))); err != nil {
-		return err
+		return nil, err
 	}
-	return t.addCounter(counterLength, -length)
+	if err := t.addCounter(counterLength, -length); err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // MoveNote moves the note at from to the note n describes (a rename with the
@@ -159,7 +163,7 @@ func (t *Tx) MoveNote(from string, n *Note) error {
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
 		return err
 	}
-	if err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
+	if _, err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
 		return err
 	}
 	n.Chunks = old.Chunks

@@ -115,6 +115,8 @@ func TestPutNoteReplacesEverything(t *testing.T) {
 
 // TestPostingsMatchBruteForce writes, replaces and deletes random notes over
 // several transactions and compares every term's postings with a model.
+// Now and then the chunk sequence jumps to just below the next posting
+// block, so notes straddle block boundaries and edits reach older blocks.
 func TestPostingsMatchBruteForce(t *testing.T) {
 	db := openTest(t)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -125,17 +127,29 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 		err := db.Update(func(tx *Tx) error {
 			for i := 0; i < 20; i++ {
 				path := fmt.Sprintf("/f/%d.md", rng.IntN(40))
-				for _, id := range notes[path] {
+				had := notes[path]
+				for _, id := range had {
 					for term := range want {
 						delete(want[term], id)
 					}
 				}
 				delete(notes, path)
 				if rng.IntN(4) == 0 {
-					if err := tx.DeleteNote(path); err != nil && !errors.Is(err, ErrNotFound) {
+					old, err := tx.DeleteNote(path)
+					if err != nil && !errors.Is(err, ErrNotFound) {
 						return err
 					}
+					if err == nil && !slices.Equal(old.Chunks, had) {
+						t.Errorf("DeleteNote(%s) returned chunks %v, want %v", path, old.Chunks, had)
+					}
 					continue
+				}
+				if rng.IntN(12) == 0 {
+					last := tx.MaxChunkID()
+					next := (last>>blockShift + 1) << blockShift
+					if err := tx.bucket(bucketChunks).SetSequence(max(last, next-1-uint64(rng.IntN(3)))); err != nil {
+						return err
+					}
 				}
 				var chunks []NewChunk
 				for c := rng.IntN(4); c >= 0; c-- {
@@ -164,6 +178,15 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	blocks := map[uint64]bool{}
+	for _, ids := range notes {
+		for _, id := range ids {
+			blocks[id>>blockShift] = true
+		}
+	}
+	if len(blocks) < 5 {
+		t.Fatalf("stored chunks lie in %d posting blocks, want at least 5", len(blocks))
 	}
 	for _, term := range vocab {
 		got := map[uint64]uint32{}
