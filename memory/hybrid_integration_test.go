@@ -2,6 +2,10 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,7 +20,10 @@ import (
 )
 
 // These tests run the real llama.cpp library (MEMD_LLAMA_LIB) on generated
-// embedding models.
+// embedding models, with the notes indexed from files by a real
+// pipeline.Indexer into a bbolt store, wired as cmd/memd's serve wires them.
+// Everything a test starts is closed in its cleanups, in the reverse order
+// of starting, as serve closes it.
 
 func testLibrary(t *testing.T) *llama.Library { return llamatest.Library(t) }
 
@@ -26,75 +33,94 @@ func loadTestEmbedder(t *testing.T, path string) *inference.Embedder {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { e.Close() })
 	return e
 }
 
-// reembed plays the pipeline's embed stage: every chunk's vector under e,
-// committed, then told to the sink.
-func reembed(t *testing.T, db *store.DB, e QueryEmbedder, sink *Vectors) {
-	t.Helper()
-	var chunks []*store.Chunk
-	_ = db.View(func(tx *store.Tx) error {
-		return tx.ForEachChunk(func(c *store.Chunk) error { chunks = append(chunks, c); return nil })
-	})
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = c.Text
-	}
-	out, err := e.Embed(context.Background(), texts, inference.Background)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fp := e.Info().Fingerprint
-	err = db.Update(func(tx *store.Tx) error {
-		for i, c := range chunks {
-			if err := tx.PutVector(fp, c.ID, out[i].Vector); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sink != nil {
-		for i, c := range chunks {
-			sink.Put(fp, c.ID, out[i].Vector)
-		}
-	}
+// vectorNotes are notes where BM25 and the vectors disagree. BM25, which
+// stems, ranks a.md first: its plurals are the query's terms three times
+// over, while the model reads other tokens in them. The vectors rank the
+// target first: its text is the query said twice, so that the title the
+// pipeline embeds with it (the file name) does not outweigh it.
+var vectorNotes = map[string]string{
+	"target.md": "river stone bridge, river stone bridge\n",
+	"a.md":      "rivers, stones and bridges; rivers, stones and bridges; rivers, stones and bridges\n",
+	"b.md":      "the bridge over the river is made of stone, old stone\n",
+	"c.md":      "apples and pears in the orchard\n",
 }
 
-// activate records fp as the active vectors, dropping the others, and
-// tells the sink: what the pipeline does when a re-embed completes.
-func activate(t *testing.T, db *store.DB, fp string, sink *Vectors) {
+// vectorFolder writes vectorNotes into a new folder and returns its path
+// with symlinks resolved, as the pipeline records it.
+func vectorFolder(t *testing.T) string {
 	t.Helper()
-	err := db.Update(func(tx *store.Tx) error {
-		for _, old := range tx.VectorFingerprints() {
-			if old != fp {
-				if err := tx.DropVectors(old); err != nil {
-					return err
-				}
-			}
-		}
-		return tx.SetMeta(pipeline.MetaVectorsActive, []byte(fp))
-	})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sink != nil {
-		sink.Switch(fp)
+	for name, text := range vectorNotes {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	return dir
 }
 
-// vectorStore is notes where BM25 and the vectors disagree: the target's
-// text is the query itself, the others repeat the query's words.
-func vectorStore(t *testing.T) *store.DB {
-	return storeWith(t,
-		testNote{path: "/n/target.md", mtime: day, texts: []string{"river stone bridge"}},
-		testNote{path: "/n/a.md", mtime: day, texts: []string{"river river river stone stone bridge bridge and many other words that make it long"}},
-		testNote{path: "/n/b.md", mtime: day, texts: []string{"the bridge over the river is made of stone, old stone"}},
-		testNote{path: "/n/c.md", mtime: day, texts: []string{"apples and pears in the orchard"}},
-	)
+func openTestStore(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "memd.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func newTestVectors(t *testing.T, db *store.DB, cfg VectorsConfig) *Vectors {
+	cfg.Logger = testLog(t)
+	v := NewVectors(db, cfg)
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+// testLog shows the warnings of the pipeline and the vectors with the
+// test's output.
+func testLog(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// startPipeline makes the indexer memd's serve makes over db, with e for
+// the embed stage and sink told of each commit, and runs it until stop is
+// called or the test ends.
+func startPipeline(t *testing.T, db *store.DB, e pipeline.Embedder, sink pipeline.VectorSink) (ix *pipeline.Indexer, stop func()) {
+	t.Helper()
+	ix = pipeline.NewIndexer(db, pipeline.Config{Embedder: e, Vectors: sink, Logger: testLog(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("indexer: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return ix, stop
+}
+
+// indexFolder adds dir to ix and waits until its notes are committed.
+func indexFolder(t *testing.T, ix *pipeline.Indexer, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := ix.AddFolder(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.WaitIdle(ctx); err != nil {
+		t.Fatalf("indexing %s: %v", dir, err)
+	}
 }
 
 func TestHybridRecallLlama(t *testing.T) {
@@ -103,13 +129,14 @@ func TestHybridRecallLlama(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := loadTestEmbedder(t, ref.Path)
-	defer e.Close()
-	db := vectorStore(t)
-	reembed(t, db, e, nil)
-	activate(t, db, e.Info().Fingerprint, nil)
+	db := openTestStore(t)
+	dir := vectorFolder(t)
+	vecs := newTestVectors(t, db, VectorsConfig{Embedder: e})
+	ix, _ := startPipeline(t, db, e, vecs)
+	indexFolder(t, ix, dir)
 
-	s := New(Config{DB: db, Embedder: e})
-	defer s.Close()
+	s := New(Config{DB: db, Indexer: ix, Vectors: vecs})
+	t.Cleanup(func() { s.Close() })
 	res, err := s.Recall(context.Background(), RecallRequest{Query: "river stone bridge", K: 3, Explain: true})
 	if err != nil {
 		t.Fatal(err)
@@ -117,18 +144,68 @@ func TestHybridRecallLlama(t *testing.T) {
 	if len(res.Warnings) != 0 || len(res.Hits) != 3 {
 		t.Fatalf("hits %v warnings %q", paths(res.Hits), res.Warnings)
 	}
-	var vecRank int
+	var vecRank, bm25Rank int
 	for _, w := range res.Hits[0].Why {
-		if w.List == "vector" {
+		switch w.List {
+		case "vector":
 			vecRank = w.Rank
+		case "bm25":
+			bm25Rank = w.Rank
 		}
 	}
-	if res.Hits[0].Path != "/n/target.md" || vecRank != 1 {
-		t.Fatalf("first hit %s why %+v; want the target, ranked first by the vector list", res.Hits[0].Path, res.Hits[0].Why)
+	if res.Hits[0].Path != filepath.Join(dir, "target.md") || vecRank != 1 || bm25Rank < 2 {
+		t.Fatalf("first hit %s why %+v; want the target, ranked first by the vector list and not by BM25", res.Hits[0].Path, res.Hits[0].Why)
 	}
-	if st := s.vectors.Stats(); st.Len != 4 || st.Stored != 4 {
+	if st := vecs.Stats(); st.Len != 4 || st.Stored != 4 {
 		t.Errorf("stats %+v", st)
 	}
+}
+
+// heldEmbedder is the new embedder as the pipeline sees it: its Embed
+// waits for release, so the test can recall while the re-embed is under
+// way for as long as it needs.
+type heldEmbedder struct {
+	*inference.Embedder
+	release chan struct{}
+}
+
+func (h *heldEmbedder) Embed(ctx context.Context, texts []string, prio inference.Priority) ([]inference.Embedding, error) {
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.Embedder.Embed(ctx, texts, prio)
+}
+
+// switchWatch passes the pipeline's calls on to the Vectors and tells of
+// its Switch once the Vectors have heard it.
+type switchWatch struct {
+	*Vectors
+	switched chan string
+}
+
+func (w *switchWatch) Switch(fp string) {
+	w.Vectors.Switch(fp)
+	w.switched <- fp
+}
+
+// vectorsMeta is what the store says of the re-embed: the active and next
+// fingerprints (pipeline.MetaVectorsActive, MetaVectorsNext) and how many
+// vectors each of fps has.
+func vectorsMeta(t *testing.T, db *store.DB, fps ...string) (active, next string, counts []int) {
+	t.Helper()
+	err := db.View(func(tx *store.Tx) error {
+		active, next = string(tx.Meta(pipeline.MetaVectorsActive)), string(tx.Meta(pipeline.MetaVectorsNext))
+		for _, fp := range fps {
+			counts = append(counts, tx.VectorCount(fp))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return active, next, counts
 }
 
 func TestReembedWhileRecalling(t *testing.T) {
@@ -141,46 +218,51 @@ func TestReembedWhileRecalling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := vectorStore(t)
+	db := openTestStore(t)
+	notes := vectorFolder(t)
 
 	// memd's first life: embedder A indexes the notes.
 	a := loadTestEmbedder(t, refA.Path)
-	first := NewVectors(db, VectorsConfig{Embedder: a})
-	reembed(t, db, a, first)
-	activate(t, db, a.Info().Fingerprint, first)
+	fpA := a.Info().Fingerprint
+	first := newTestVectors(t, db, VectorsConfig{Embedder: a})
+	ix, stop := startPipeline(t, db, a, first)
+	indexFolder(t, ix, notes)
+	stop()
 	first.Close()
 	a.Close()
 
 	// The next start has embedder B configured: A's vectors serve, with A
 	// loaded again from its recorded path, until B's re-embed completes.
 	b := loadTestEmbedder(t, refB.Path)
-	defer b.Close()
+	fpB := b.Info().Fingerprint
 	var opened atomic.Int32
-	vecs := NewVectors(db, VectorsConfig{Embedder: b, OpenEmbedder: func(path string) (QueryEmbedder, error) {
+	vecs := newTestVectors(t, db, VectorsConfig{Embedder: b, OpenEmbedder: func(path string) (QueryEmbedder, error) {
 		opened.Add(1)
 		return inference.LoadEmbedder(testLibrary(t), inference.EmbedderConfig{Path: path, Threads: 1})
 	}})
-	defer vecs.Close()
-	s := New(Config{DB: db, Vectors: vecs})
-	if sv, _ := vecs.searchable(); sv == nil || sv.fp != a.Info().Fingerprint || opened.Load() != 1 {
+	if sv, _ := vecs.searchable(); sv == nil || sv.fp != fpA || opened.Load() != 1 {
 		t.Fatalf("serving %+v after %d opens", sv, opened.Load())
 	}
+	held := &heldEmbedder{Embedder: b, release: make(chan struct{})}
+	sink := &switchWatch{Vectors: vecs, switched: make(chan string, 1)}
+	ix, _ = startPipeline(t, db, held, sink)
+	s := New(Config{DB: db, Indexer: ix, Vectors: vecs})
+	t.Cleanup(func() { s.Close() })
 
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
+	ctx, stopRecalls := context.WithCancel(context.Background())
+	recallsDone := make(chan struct{})
+	var recallErr error
 	var answered, vectorAnswers atomic.Int64
-	errs := make(chan error, 1)
-	wg.Go(func() {
+	go func() {
+		defer close(recallsDone)
 		for ctx.Err() == nil {
 			res, err := s.Recall(context.Background(), RecallRequest{Query: "river stone bridge", K: 2, Explain: true})
-			if err != nil || len(res.Hits) == 0 || len(res.Warnings) != 0 {
-				select {
-				case errs <- err:
-				default:
-				}
-				if err == nil {
-					t.Errorf("recall during re-embed: hits %v warnings %q", paths(res.Hits), res.Warnings)
-				}
+			switch {
+			case err != nil:
+				recallErr = err
+				return
+			case len(res.Hits) == 0 || len(res.Warnings) != 0:
+				recallErr = fmt.Errorf("hits %v warnings %q", paths(res.Hits), res.Warnings)
 				return
 			}
 			answered.Add(1)
@@ -188,31 +270,66 @@ func TestReembedWhileRecalling(t *testing.T) {
 				vectorAnswers.Add(1)
 			}
 		}
-	})
-	time.Sleep(50 * time.Millisecond)
-	reembed(t, db, b, vecs)
-	time.Sleep(50 * time.Millisecond)
-	activate(t, db, b.Info().Fingerprint, vecs)
+	}()
+	t.Cleanup(func() { stopRecalls(); <-recallsDone })
+	// await polls cond, failing at once if the recalls stopped.
+	await := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+			select {
+			case <-recallsDone:
+				t.Fatalf("recall failed during the re-embed (%d answered): %v", answered.Load(), recallErr)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+
+	await("the pipeline to start re-embedding", func() bool { _, next, _ := vectorsMeta(t, db); return next == fpB })
+	since := answered.Load()
+	await("3 recalls answered during the re-embed", func() bool { return answered.Load()-since >= 3 })
+	if active, next, n := vectorsMeta(t, db, fpA, fpB); active != fpA || next != fpB || n[0] != 4 || n[1] != 0 {
+		t.Fatalf("during the re-embed: active %q next %q, %d old and %d new vectors", active, next, n[0], n[1])
+	}
+	if sv, _ := vecs.searchable(); sv == nil || sv.fp != fpA {
+		t.Fatalf("during the re-embed: serving %+v", sv)
+	}
+
+	close(held.release)
+	select {
+	case fp := <-sink.switched:
+		if fp != fpB {
+			t.Fatalf("the pipeline switched to %q, want B's %q", fp, fpB)
+		}
+	case <-recallsDone:
+		t.Fatalf("recall failed during the re-embed (%d answered): %v", answered.Load(), recallErr)
+	case <-time.After(time.Minute):
+		t.Fatal("timed out waiting for the pipeline to switch to B's vectors")
+	}
 	if err := vecs.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	stop()
-	wg.Wait()
-	select {
-	case err := <-errs:
-		t.Fatalf("recall failed during the re-embed: %v", err)
-	default:
+	since = answered.Load()
+	await("a recall answered after the switch", func() bool { return answered.Load() > since })
+	stopRecalls()
+	<-recallsDone
+	if recallErr != nil {
+		t.Fatalf("recall failed during the re-embed (%d answered): %v", answered.Load(), recallErr)
 	}
 	sv, _ := vecs.searchable()
-	if sv == nil || sv.fp != b.Info().Fingerprint || sv.index.Dim() != 96 {
+	if sv == nil || sv.fp != fpB || sv.index.Dim() != 96 {
 		t.Fatalf("after the switch: %+v", sv)
+	}
+	if active, next, n := vectorsMeta(t, db, fpA, fpB); active != fpB || next != "" || n[0] != 0 || n[1] != 4 {
+		t.Fatalf("after the switch: active %q next %q, %d old and %d new vectors", active, next, n[0], n[1])
 	}
 	if answered.Load() < 3 || vectorAnswers.Load() != answered.Load() {
 		t.Fatalf("%d recalls answered, %d with the vector list", answered.Load(), vectorAnswers.Load())
 	}
 	res, err := s.Recall(context.Background(), RecallRequest{Query: "river stone bridge", K: 1, Explain: true})
-	if err != nil || res.Hits[0].Path != "/n/target.md" {
+	if err != nil || res.Hits[0].Path != filepath.Join(notes, "target.md") {
 		t.Fatalf("after the switch: %v %v", paths(res.Hits), err)
 	}
 	t.Logf("%d recalls answered during the re-embed", answered.Load())

@@ -226,6 +226,7 @@ func TestEstimateTokens(t *testing.T) {
 		{"a, b.", 4},
 		{"北京大学", 4},
 		{"Go言語", 3},
+		{"コーヒーー", 5}, // the prolonged sound mark is a character of its script, as in lexical
 		{"café ☕", 2},
 	}
 	for _, tt := range tests {

@@ -3,5 +3,6 @@
 // the break points between blocks (headings strongest, never inside a code
 // block) and picks the set of breaks that best meets a token target.
 //
-// It imports no memd package except pipeline/parse.
+// It imports no memd package except pipeline/parse and store/lexical, whose
+// table of scripts written without spaces the token estimate shares.
 package chunk

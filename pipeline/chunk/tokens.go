@@ -3,13 +3,16 @@ package chunk
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memd-dev/memd/store/lexical"
 )
 
 // EstimateTokens is a cheap, upper-leaning estimate of how many tokens the
 // BPE tokenizers of local models give s: a word of n letters or digits
-// counts 1 + n/10, a CJK, Hangul, Thai, Lao, Khmer or Myanmar character 1,
-// any other non-space character 1, white space 0. It is subadditive: the
-// estimate of a concatenation never exceeds the sum of its parts'.
+// counts 1 + n/10, a CJK, Hangul, Thai, Lao, Khmer or Myanmar character
+// (lexical.IsBigramScript) 1, any other non-space character 1, white space
+// 0. It is subadditive: the estimate of a concatenation never exceeds the
+// sum of its parts'.
 func EstimateTokens(s string) int {
 	// The ASCII loop keeps its state in locals: this runs over every block.
 	tokens, word := 0, 0
@@ -94,7 +97,7 @@ func (e *estimator) add(r rune) {
 		return
 	}
 	switch {
-	case isDenseScript(r):
+	case lexical.IsBigramScript(r): // no spaces between words: about a token a character
 		e.endWord()
 		e.tokens++
 	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
@@ -105,18 +108,4 @@ func (e *estimator) add(r rune) {
 		e.endWord()
 		e.tokens++
 	}
-}
-
-// isDenseScript: scripts whose characters are about a token each.
-func isDenseScript(r rune) bool {
-	switch {
-	case r < 0x0E00:
-		return false
-	case r <= 0x0EFF, 0x1000 <= r && r <= 0x109F, 0x1780 <= r && r <= 0x17FF:
-		return true
-	case r < 0x1100:
-		return false
-	}
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }

@@ -7,8 +7,9 @@ import (
 )
 
 // fillMarkdownMeta sets the title, tags and links of a Markdown note from
-// its front matter and the text of its prose blocks.
-func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock) {
+// its front matter and the text of its prose blocks, skipping the fenced
+// code the parser found inside them (fenced, in line order).
+func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock, fenced []lineSpan) {
 	var tags, links set
 	if fm := n.FrontMatter; fm != nil {
 		if t, ok := fm["title"]; ok {
@@ -30,43 +31,18 @@ func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock) {
 		default:
 			continue
 		}
-		inFence := fence{}
-		for _, l := range lines[b.start : b.end+1] {
-			// Fences nested in list items and quotes hide code from the scan.
-			bare := stripContainerMarks(l)
-			if inFence.n > 0 {
-				if c := strings.TrimRight(bare, " \t"); len(c) >= inFence.n && strings.Trim(c, string(inFence.char)) == "" {
-					inFence = fence{}
-				}
+		for i := b.start; i <= b.end; i++ {
+			for len(fenced) > 0 && fenced[0].end < i {
+				fenced = fenced[1:]
+			}
+			if len(fenced) > 0 && fenced[0].start <= i {
+				i = fenced[0].end
 				continue
 			}
-			if f, ok := openFence(bare); ok {
-				inFence = f
-				continue
-			}
-			scanInline(l, &tags, &links, labelFirst)
+			scanInline(lines[i], &tags, &links, labelFirst)
 		}
 	}
 	n.Tags, n.Links = tags.list, links.list
-}
-
-// stripContainerMarks removes leading white space, quote markers and a list
-// marker, leaving what a fence would start with.
-func stripContainerMarks(l string) string {
-	for {
-		_, rest := indentOf(l)
-		switch {
-		case rest == "":
-			return ""
-		case rest[0] == '>':
-			l = rest[1:]
-			continue
-		}
-		if m, ok := listMarker(rest); ok {
-			return m.content
-		}
-		return rest
-	}
 }
 
 // scanInline collects #tags and [[wikilinks]] from one line of prose,

@@ -19,13 +19,27 @@ func parseMarkdown(lines []string, n *Note) []rawBlock {
 	for i < len(lines) {
 		i = p.block(i)
 	}
-	fillMarkdownMeta(n, lines, p.blocks)
+	fillMarkdownMeta(n, lines, p.blocks, p.fenced)
 	return p.blocks
 }
 
 type mdParser struct {
 	lines  []string
 	blocks []rawBlock
+	// fenced holds the fenced code inside list items and quotes, in line
+	// order, so the tag and link scan skips what the parser read as code.
+	fenced []lineSpan
+}
+
+// lineSpan is lines start..end, 0-based and inclusive.
+type lineSpan struct{ start, end int }
+
+// innerFence closes the fence f that opens on line start inside a list
+// item, records its lines and returns its last one.
+func (p *mdParser) innerFence(start int, f fence) int {
+	end := closeFence(p.lines, start+1, f)
+	p.fenced = append(p.fenced, lineSpan{start, end})
+	return end
 }
 
 func (p *mdParser) add(k Kind, level, start, end int, lang string) *rawBlock {
@@ -161,7 +175,46 @@ func (p *mdParser) quote(i int) int {
 		}
 	}
 	p.add(Quote, depth, i, j-1, "")
+	p.quoteFences(i, j-1)
 	return j
+}
+
+// quoteFences records the fenced code inside the quote on lines
+// start..end. A fence opens after a line's quote markers (and a list
+// marker, for a list inside the quote), closes by fence.closedBy on a line
+// with as many markers, and otherwise ends where those lines end, as the
+// quote holding it does in CommonMark.
+func (p *mdParser) quoteFences(start, end int) {
+	for i := start; i <= end; i++ {
+		depth, content := stripQuotes(p.lines[i], len(p.lines[i]))
+		ind, rest := indentOf(content)
+		if depth == 0 || ind >= 4 || rest == "" {
+			continue
+		}
+		col := ind
+		if m, ok := listMarker(rest); ok {
+			col += len(rest) - len(m.content)
+			rest = m.content
+		}
+		f, ok := openFence(rest)
+		if !ok {
+			continue
+		}
+		f.indent = col
+		last := i
+		for last < end {
+			d, c := stripQuotes(p.lines[last+1], depth)
+			if d < depth {
+				break
+			}
+			last++
+			if f.closedBy(indentOf(c)) {
+				break
+			}
+		}
+		p.fenced = append(p.fenced, lineSpan{i, last})
+		i = last
+	}
 }
 
 // listItem reads one top-level list item: its first line, lines indented
@@ -176,7 +229,7 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 	j := i
 	if f, ok := openFence(m.content); ok {
 		f.indent = ind + len(strings.TrimLeft(p.lines[i], " \t")) - len(m.content)
-		end = closeFence(p.lines, i+1, f)
+		end = p.innerFence(i, f)
 		j = end
 	}
 	for j++; j < len(p.lines); j++ {
@@ -195,12 +248,12 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 		end = j
 		if f, ok := openFence(rest); ok {
 			f.indent = lind
-			end = closeFence(p.lines, j+1, f)
+			end = p.innerFence(j, f)
 			j = end
 			continue
 		}
 		if lind > ind {
-			if _, ok := listMarker(rest); ok {
+			if nm, ok := listMarker(rest); ok {
 				for len(indents) > 1 && indents[len(indents)-1] >= lind {
 					indents = indents[:len(indents)-1]
 				}
@@ -209,6 +262,13 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 				}
 				depth = len(indents)
 				maxDepth = max(maxDepth, depth)
+				// A fence opening a nested item holds its lines to its
+				// close, as on the item's first line.
+				if f, ok := openFence(nm.content); ok {
+					f.indent = lind + len(rest) - len(nm.content)
+					end = p.innerFence(j, f)
+					j = end
+				}
 			}
 		}
 	}

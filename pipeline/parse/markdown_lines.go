@@ -35,23 +35,45 @@ func openFence(rest string) (fence, bool) {
 
 // closeFence returns the line that closes f, searching from line from, or
 // the last line when the fence is never closed (it runs to the end of the
-// file). As in CommonMark the closer may be indented up to three columns
-// past the opener, so fences in list items close where renderers close them.
+// file).
 func closeFence(lines []string, from int, f fence) int {
 	for j := from; j < len(lines); j++ {
-		ind, rest := indentOf(lines[j])
-		if ind > f.indent+3 {
-			continue
-		}
-		n := 0
-		for n < len(rest) && rest[n] == f.char {
-			n++
-		}
-		if n >= f.n && isBlank(rest[n:]) {
+		if f.closedBy(indentOf(lines[j])) {
 			return j
 		}
 	}
 	return max(len(lines)-1, from-1)
+}
+
+// closedBy reports whether a line indented ind, with rest after its indent,
+// closes f: at least f.n of f.char and nothing after them but white space.
+// As in CommonMark the closer may be indented up to three columns past the
+// opener, so fences in list items close where renderers close them.
+func (f fence) closedBy(ind int, rest string) bool {
+	if ind > f.indent+3 {
+		return false
+	}
+	n := 0
+	for n < len(rest) && rest[n] == f.char {
+		n++
+	}
+	return n >= f.n && isBlank(rest[n:])
+}
+
+// stripQuotes removes up to max quote markers ('>' and one space after
+// it) from the start of l and returns how many it removed and the rest.
+// A '>' indented four or more columns is content, not a marker.
+func stripQuotes(l string, max int) (int, string) {
+	depth := 0
+	for depth < max {
+		ind, rest := indentOf(l)
+		if ind >= 4 || rest == "" || rest[0] != '>' {
+			break
+		}
+		l = strings.TrimPrefix(rest[1:], " ")
+		depth++
+	}
+	return depth, l
 }
 
 // atxHeading reads "# Title ##" into its level and title.

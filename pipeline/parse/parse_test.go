@@ -123,6 +123,53 @@ func TestTagsAndLinks(t *testing.T) {
 	}
 }
 
+// TestFencedTagsFollowTheBlocks holds the tag scan to the parser's reading
+// of fenced code: a line is hidden from #tags exactly when the parser reads
+// it as code, in list items and quotes as at the top level.
+func TestFencedTagsFollowTheBlocks(t *testing.T) {
+	tests := []struct {
+		name, src string
+		blocks    []string
+		tags      []string
+	}{
+		{"closer indented past the opener's bound", "- item #out\n  ```\n  code\n        ```\n  #in\n  ```\n",
+			[]string{"list:1-6"}, []string{"out"}},
+		{"indented fence-like line in a paragraph is prose", "para #out\n    ```\n#out2\n",
+			[]string{"paragraph:1-3"}, []string{"out", "out2"}},
+		{"list marker line does not close the fence", "- a #out\n  ```\n  x\n- ```\n  #in\n",
+			[]string{"list:1-5"}, []string{"out"}},
+		{"shorter closer does not close", "- a #out\n  ````\n  ```\n  #in\n  ````\n\nafter #out2\n",
+			[]string{"list:1-5", "paragraph:7-7"}, []string{"out", "out2"}},
+		{"other fence char does not close", "- a #out\n  ~~~\n  ```\n  #in\n  ~~~\n\nafter #out2\n",
+			[]string{"list:1-5", "paragraph:7-7"}, []string{"out", "out2"}},
+		{"unclosed fence runs to the end", "- a #out\n  ```\n  #in\n\nstill code #in2\n",
+			[]string{"list:1-5"}, []string{"out"}},
+		{"top-level closer indented four", "```\n    ```\n#in\n```\nafter #out\n",
+			[]string{"code:1-4", "paragraph:5-5"}, []string{"out"}},
+		{"fence in a nested list item", "- a #out\n  - ```\n    #in\n    ```\n  - b #out2\n",
+			[]string{"list:1-5"}, []string{"out", "out2"}},
+		{"fence in a quote", "> quote #out\n> ```\n> #in\n> ```\n> after #out2\n",
+			[]string{"quote:1-5"}, []string{"out", "out2"}},
+		{"closer indented past the bound in a quote", "> ```\n>     ```\n> #in\n> ```\n> #out\n",
+			[]string{"quote:1-5"}, []string{"out"}},
+		{"a quote's fence ends with its marked lines", "> ```\n> #in\nlazy #out\n",
+			[]string{"quote:1-3"}, []string{"out"}},
+		{"fence after a list marker in a quote", "> - ```\n>   #in\n>   ```\n> - #out\n",
+			[]string{"quote:1-4"}, []string{"out"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := mustParse(t, "n.md", tt.src)
+			if got := shape(n); !slices.Equal(got, tt.blocks) {
+				t.Errorf("blocks %q, want %q", got, tt.blocks)
+			}
+			if !slices.Equal(n.Tags, tt.tags) {
+				t.Errorf("tags %q, want %q", n.Tags, tt.tags)
+			}
+		})
+	}
+}
+
 func TestDendronLinks(t *testing.T) {
 	src := "---\nid: abc\nupdated: 1\ntags: my.example\n---\nSee [[Label|dendron://vault/a.b#x]] and [[plain.note]].\n"
 	n := mustParse(t, "n.md", src)

@@ -108,7 +108,7 @@ func (a *Analyzer) scan(text string) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		switch {
-		case isBigramScript(r):
+		case IsBigramScript(r):
 			if len(a.word) > 0 {
 				a.flush()
 			}
