@@ -49,13 +49,3 @@ func (d *ContextDecoder) Close() {
 	d.batch.Free()
 	d.ctx.Close()
 }
-
-// ModelVocab returns m's vocabulary as a Scheduler needs it. It is safe
-// for concurrent use while m is open.
-func ModelVocab(m *llama.Model) Vocab { return modelVocab{m} }
-
-type modelVocab struct{ m *llama.Model }
-
-func (v modelVocab) NVocab() int            { return v.m.NVocab() }
-func (v modelVocab) Piece(tok int32) string { return v.m.TokenPiece(tok) }
-func (v modelVocab) IsEOG(tok int32) bool   { return v.m.IsEOG(tok) }

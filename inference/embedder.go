@@ -55,6 +55,7 @@ type Embedder struct {
 	info   ModelInfo
 	cfg    EmbedderConfig
 	dim    int
+	output pooledOutput
 	suffix []int32 // tokens the tokenizer adds after a text, kept when cutting
 	log    *slog.Logger
 
@@ -79,6 +80,14 @@ type embedModel interface {
 	embed(seqs [][]int32) ([][]float32, error)
 	close()
 }
+
+// pooledOutput is what the loop makes of a pooled vector.
+type pooledOutput int
+
+const (
+	unitVectors pooledOutput = iota // L2-normalized: embeddings
+	rawVectors                      // as the model pooled them: rank scores
+)
 
 // embedItem is one input waiting for, or in, a decode.
 type embedItem struct {
@@ -125,8 +134,8 @@ func LoadEmbedder(lib *llama.Library, cfg EmbedderConfig) (*Embedder, error) {
 	if dim <= 0 {
 		dim = m.NEmbd()
 	}
-	em := &llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(cfg.BatchSize, 1)}
-	return newEmbedder(em, info, cfg, dim), nil
+	em := &llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(cfg.BatchSize, 1), addSpecial: true}
+	return newEmbedder(em, info, cfg, dim, unitVectors), nil
 }
 
 // tokenLimit is the most tokens one input may have: max, capped by the
@@ -162,15 +171,18 @@ func newPoolingContext(m *llama.Model, batch, seqs, threads, pooling, flash int)
 }
 
 // newEmbedder starts the loop over a loaded model; cfg has its defaults.
-func newEmbedder(m embedModel, info ModelInfo, cfg EmbedderConfig, dim int) *Embedder {
+// Each result's Vector is dim values, made from the pooled vector as out
+// says.
+func newEmbedder(m embedModel, info ModelInfo, cfg EmbedderConfig, dim int, out pooledOutput) *Embedder {
 	e := &Embedder{
-		model: m,
-		info:  info,
-		cfg:   cfg,
-		dim:   dim,
-		log:   cfg.Logger,
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		model:  m,
+		info:   info,
+		cfg:    cfg,
+		dim:    dim,
+		output: out,
+		log:    cfg.Logger,
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -399,11 +411,11 @@ func (e *Embedder) decode(picked []*embedItem) {
 		return
 	}
 	for s, it := range picked {
-		if vecs[s] == nil {
+		if len(vecs[s]) == 0 {
 			it.call.fail(fmt.Errorf("embed: no pooled vector for input %d", it.index))
 			continue
 		}
-		it.call.put(it.index, Embedding{Vector: normalize(vecs[s]), Tokens: len(seqs[s]), Truncated: cuts[s]})
+		it.call.put(it.index, Embedding{Vector: e.vector(vecs[s]), Tokens: len(seqs[s]), Truncated: cuts[s]})
 	}
 	e.log.Debug("embed step", "inputs", len(picked), "took", time.Since(start))
 }
@@ -426,6 +438,15 @@ func (c *embedCall) put(i int, v Embedding) {
 	}
 }
 
+// vector is the result made of a pooled vector v, in Go memory (v itself
+// may be C memory).
+func (e *Embedder) vector(v []float32) []float32 {
+	if e.output == rawVectors {
+		return slices.Clone(v)
+	}
+	return normalize(v)
+}
+
 // normalize returns a unit-length copy of v (v itself may be C memory).
 func normalize(v []float32) []float32 {
 	var sum float64
@@ -443,15 +464,19 @@ func normalize(v []float32) []float32 {
 	return out
 }
 
-// llamaEmbedModel is an embedding model and its context in llama.cpp.
+// llamaEmbedModel is an embedding model (or a reranker) and its pooling
+// context in llama.cpp.
 type llamaEmbedModel struct {
 	m     *llama.Model
 	ctx   *llama.Context
 	batch *llama.Batch
+	// addSpecial makes tokenize add BOS/EOS; a reranker's pairs bring
+	// their own.
+	addSpecial bool
 }
 
 func (l *llamaEmbedModel) tokenize(text string) ([]int32, error) {
-	return l.m.Tokenize(text, true, false)
+	return l.m.Tokenize(text, l.addSpecial, false)
 }
 
 func (l *llamaEmbedModel) embed(seqs [][]int32) ([][]float32, error) {

@@ -56,7 +56,7 @@ func (f *fakeEmbedModel) callLog() [][][]int32 {
 }
 
 func newFakeEmbedder(t *testing.T, f *fakeEmbedModel, cfg EmbedderConfig) *Embedder {
-	e := newEmbedder(f, ModelInfo{}, cfg, 2)
+	e := newEmbedder(f, ModelInfo{}, cfg, 2, unitVectors)
 	t.Cleanup(func() { e.Close() })
 	return e
 }
@@ -100,6 +100,21 @@ func TestEmbedderPacksInputs(t *testing.T) {
 	}
 }
 
+// TestEmbedderRawVectors checks the reranker's setting: vectors come out
+// as the model pooled them.
+func TestEmbedderRawVectors(t *testing.T) {
+	f := &fakeEmbedModel{}
+	e := newEmbedder(f, ModelInfo{}, EmbedderConfig{BatchSize: 64, Sequences: 4, MaxTokens: 16}, 2, rawVectors)
+	t.Cleanup(func() { e.Close() })
+	got, err := e.embedTokens(context.Background(), [][]int32{{1, 2, 3}, {7}}, Interactive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[0].Vector, []float32{3, 6}) || !slices.Equal(got[1].Vector, []float32{1, 7}) {
+		t.Fatalf("raw vectors %v, %v; want [3 6], [1 7]", got[0].Vector, got[1].Vector)
+	}
+}
+
 func TestEmbedderInteractiveFirst(t *testing.T) {
 	f := &fakeEmbedModel{gate: make(chan struct{})}
 	e := newFakeEmbedder(t, f, EmbedderConfig{BatchSize: 64, Sequences: 2, MaxTokens: 16})
@@ -123,7 +138,7 @@ func TestEmbedderInteractiveFirst(t *testing.T) {
 
 func TestEmbedderCancelAndClose(t *testing.T) {
 	f := &fakeEmbedModel{gate: make(chan struct{})}
-	e := newEmbedder(f, ModelInfo{}, EmbedderConfig{BatchSize: 64, Sequences: 1, MaxTokens: 16}, 2)
+	e := newEmbedder(f, ModelInfo{}, EmbedderConfig{BatchSize: 64, Sequences: 1, MaxTokens: 16}, 2, unitVectors)
 	first := make(chan error, 1)
 	go func() { _, err := e.Embed(context.Background(), []string{"a"}, Background); first <- err }()
 	waitFor(t, "first decode", func() bool { return f.started.Load() == 1 })

@@ -75,6 +75,7 @@ type CompletionRequest struct {
 // batches. All methods are safe for concurrent use.
 type Generator struct {
 	model    *llama.Model
+	vocab    *modelVocab // shared by every context's scheduler
 	info     ModelInfo
 	cfg      GeneratorConfig
 	contexts map[string]*genContext
@@ -99,7 +100,7 @@ func LoadGenerator(lib *llama.Library, cfg GeneratorConfig) (g *Generator, err e
 	if err != nil {
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
-	g = &Generator{model: m, info: info, cfg: cfg, contexts: map[string]*genContext{}}
+	g = &Generator{model: m, vocab: newModelVocab(m), info: info, cfg: cfg, contexts: map[string]*genContext{}}
 	defer func() {
 		if err != nil {
 			g.Close()
@@ -168,7 +169,7 @@ func (g *Generator) addContext(name string, a *llama.Adapter, scale float32) err
 		}
 	}
 	dec := NewContextDecoder(c)
-	s, err := NewScheduler(dec, modelVocab{g.model}, SchedulerConfig{
+	s, err := NewScheduler(dec, g.vocab, SchedulerConfig{
 		Slots:          g.cfg.Slots,
 		BatchSize:      g.cfg.BatchSize,
 		ContextPerSlot: g.cfg.ContextPerSlot,

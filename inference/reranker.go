@@ -32,9 +32,10 @@ type RerankerConfig struct {
 // pooling type is rank (llama.cpp's classification head over the pooled
 // token). It drives the same batching loop as Embedder (pairs of
 // concurrent calls share decodes, one sequence each, Interactive first),
-// over a context with rank pooling. Safe for concurrent use.
+// over a context with rank pooling, with the loop's normalization off.
+// Safe for concurrent use.
 type Reranker struct {
-	loop   *Embedder // the embedding loop, over a rankModel
+	loop   *Embedder // the embedding loop; each result's Vector is [score]
 	model  *llama.Model
 	format pairFormat
 	max    int
@@ -71,9 +72,9 @@ func LoadReranker(lib *llama.Library, cfg RerankerConfig) (*Reranker, error) {
 		m.Close()
 		return nil, fmt.Errorf("load reranker: %s: the context pools by %s, not rank", cfg.Path, poolingName(p))
 	}
-	rm := &rankModel{llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(rerankBatch, 1)}}
-	loop := newEmbedder(rm, info, EmbedderConfig{Path: cfg.Path, Threads: cfg.Threads, BatchSize: rerankBatch,
-		MaxTokens: cfg.MaxTokens, Sequences: seqs, GPULayers: cfg.GPULayers, Logger: cfg.Logger}, 2)
+	em := &llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(rerankBatch, 1)}
+	loop := newEmbedder(em, info, EmbedderConfig{Path: cfg.Path, Threads: cfg.Threads, BatchSize: rerankBatch,
+		MaxTokens: cfg.MaxTokens, Sequences: seqs, GPULayers: cfg.GPULayers, Logger: cfg.Logger}, 1, rawVectors)
 	return &Reranker{loop: loop, model: m, format: newPairFormat(m), max: cfg.MaxTokens}, nil
 }
 
@@ -118,8 +119,7 @@ func (r *Reranker) Score(ctx context.Context, query string, docs []string) ([]fl
 	}
 	scores := make([]float32, len(out))
 	for i, e := range out {
-		// rankModel handed the loop (score, 1); normalizing kept the ratio
-		scores[i] = float32(float64(e.Vector[0]) / float64(e.Vector[1]))
+		scores[i] = e.Vector[0]
 	}
 	return scores, nil
 }
@@ -266,29 +266,4 @@ func poolingName(p int) string {
 		return "unspecified"
 	}
 	return strconv.Itoa(p)
-}
-
-// rankModel is a rank-pooling context as the Embedder loop sees it: the
-// loop L2-normalizes what embed returns, so each sequence's score s goes
-// out as the vector (s, 1), whose normalized form keeps s as the ratio of
-// its two entries (to float32 precision).
-type rankModel struct{ llamaEmbedModel }
-
-func (r *rankModel) tokenize(text string) ([]int32, error) {
-	return r.m.Tokenize(text, false, false)
-}
-
-func (r *rankModel) embed(seqs [][]int32) ([][]float32, error) {
-	out, err := r.llamaEmbedModel.embed(seqs)
-	if err != nil {
-		return nil, err
-	}
-	for s, v := range out {
-		if len(v) > 0 {
-			out[s] = []float32{v[0], 1}
-		} else {
-			out[s] = nil
-		}
-	}
-	return out, nil
 }

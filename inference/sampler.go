@@ -11,12 +11,12 @@ import (
 // stream, penalty window) and reuses its buffers across steps, so a step
 // allocates nothing once the row has warmed up.
 type sampler struct {
-	opt     Sampling
-	rng     *rand.Rand
-	window  []int32 // last RepeatLastN tokens, oldest first
-	work    []float32
-	cands   []candidate
-	penalty map[int32]struct{}
+	opt    Sampling
+	rng    *rand.Rand
+	window []int32 // last RepeatLastN tokens, oldest first
+	cands  []candidate
+	seen   []int32    // the window's distinct tokens, ascending
+	over   []override // the penalty's changes to the current row
 }
 
 type candidate struct {
@@ -40,7 +40,6 @@ func newSampler(opt Sampling, prompt []int32) *sampler {
 		if s.opt.RepeatLastN <= 0 {
 			s.opt.RepeatLastN = defaultRepeatLastN
 		}
-		s.penalty = make(map[int32]struct{}, s.opt.RepeatLastN)
 		for _, t := range prompt {
 			s.accept(t)
 		}
@@ -65,82 +64,157 @@ func (s *sampler) accept(tok int32) {
 }
 
 // sample picks the next token from one row of logits. The logits are not
-// modified.
+// modified: they are the Decoder's (llama.cpp's memory).
 func (s *sampler) sample(logits []float32) int32 {
+	row := logitsRow{raw: logits}
 	if s.penalized() {
-		s.work = append(s.work[:0], logits...)
-		s.applyPenalty(s.work)
-		logits = s.work
+		row.over = s.penalize(logits)
 	}
 	if s.opt.Greedy() {
-		return argmax(logits)
+		return row.argmax()
 	}
-	c := s.candidates(logits)
+	c := s.candidates(row)
 	c = s.filter(c)
 	return s.draw(c)
 }
 
-func (s *sampler) applyPenalty(logits []float32) {
-	clear(s.penalty)
-	for _, t := range s.window {
-		s.penalty[t] = struct{}{}
-	}
+// penalize returns the repeat penalty's changes to raw: each distinct
+// token of the window, ascending, with its logit divided by the penalty
+// when positive and multiplied by it otherwise.
+func (s *sampler) penalize(raw []float32) []override {
+	s.seen = append(s.seen[:0], s.window...)
+	slices.Sort(s.seen)
+	s.seen = slices.Compact(s.seen)
 	pen := s.opt.RepeatPenalty
-	for t := range s.penalty {
-		if int(t) >= len(logits) || t < 0 {
+	over := s.over[:0]
+	for _, t := range s.seen {
+		if t < 0 || int(t) >= len(raw) {
 			continue
 		}
-		if logits[t] > 0 {
-			logits[t] /= pen
+		l := raw[t]
+		if l > 0 {
+			l /= pen
 		} else {
-			logits[t] *= pen
+			l *= pen
 		}
+		over = append(over, override{tok: t, logit: l})
+	}
+	s.over = over
+	return over
+}
+
+// override replaces the logit of one token.
+type override struct {
+	tok   int32
+	logit float32
+}
+
+// logitsRow is one row of logits as the sampler reads it: raw, which is
+// never written, with the few logits in over read in place of raw's. So
+// the repeat penalty changes a handful of tokens without copying a row of
+// the whole vocabulary (a megabyte for Gemma's 262k tokens).
+type logitsRow struct {
+	raw  []float32
+	over []override // ascending by tok, each within raw
+}
+
+// scan visits every token of the row in order: each stretch of unchanged
+// tokens as run(lo, hi), standing for raw[lo:hi], and each changed token
+// as one(tok, logit).
+func (r logitsRow) scan(run func(lo, hi int), one func(tok int, logit float32)) {
+	lo := 0
+	for _, o := range r.over {
+		if t := int(o.tok); t > lo {
+			run(lo, t)
+		}
+		one(int(o.tok), o.logit)
+		lo = int(o.tok) + 1
+	}
+	if lo < len(r.raw) {
+		run(lo, len(r.raw))
 	}
 }
 
-// argmax returns the first index of the largest logit, as llama.cpp's greedy
-// sampler does, so ties resolve the same way.
-func argmax(logits []float32) int32 {
-	best := 0
-	for i := 1; i < len(logits); i++ {
-		if logits[i] > logits[best] {
-			best = i
+// argmax returns the first token of the largest logit, as llama.cpp's
+// greedy sampler does, so ties resolve the same way.
+func (r logitsRow) argmax() int32 {
+	// From -Inf, so that a NaN (which compares false) is never the best.
+	best, top := -1, float32(math.Inf(-1))
+	r.scan(func(lo, hi int) {
+		b, bl := best, top
+		for i, l := range r.raw[lo:hi] {
+			if l > bl {
+				b, bl = lo+i, l
+			}
 		}
-	}
-	return int32(best)
+		best, top = b, bl
+	}, func(t int, l float32) {
+		if l > top {
+			best, top = t, l
+		}
+	})
+	return int32(max(best, 0))
 }
 
 // candidates returns the tokens that survive top-k, sorted by logit,
-// highest first.
-func (s *sampler) candidates(logits []float32) []candidate {
+// highest first. A NaN logit (a broken model's) is never a candidate.
+func (s *sampler) candidates(r logitsRow) []candidate {
 	c := s.cands[:0]
+	n := len(r.raw)
 	k := s.opt.TopK
-	if k <= 0 || k > len(logits) {
-		k = len(logits)
+	if k <= 0 || k > n {
+		k = n
 	}
-	if k < len(logits)/4 {
+	if k < n/4 {
 		// Keep a sorted list of the k best; cheaper than sorting the vocab.
-		for i, l := range logits {
-			if len(c) == k && l <= c[k-1].logit {
-				continue
+		r.scan(func(lo, hi int) {
+			cc := c
+			for i, l := range r.raw[lo:hi] {
+				if l != l || len(cc) == k && l <= cc[k-1].logit {
+					continue
+				}
+				cc = insertTop(cc, k, candidate{tok: int32(lo + i), logit: l})
 			}
-			at, _ := slices.BinarySearchFunc(c, l, func(a candidate, l float32) int {
-				return cmp.Compare(l, a.logit)
-			})
-			if len(c) < k {
-				c = append(c, candidate{})
+			c = cc
+		}, func(t int, l float32) {
+			if l != l || len(c) == k && l <= c[k-1].logit {
+				return
 			}
-			copy(c[at+1:], c[at:len(c)-1])
-			c[at] = candidate{tok: int32(i), logit: l}
-		}
+			c = insertTop(c, k, candidate{tok: int32(t), logit: l})
+		})
 	} else {
-		for i, l := range logits {
-			c = append(c, candidate{tok: int32(i), logit: l})
-		}
+		r.scan(func(lo, hi int) {
+			for i, l := range r.raw[lo:hi] {
+				if l == l {
+					c = append(c, candidate{tok: int32(lo + i), logit: l})
+				}
+			}
+		}, func(t int, l float32) {
+			if l == l {
+				c = append(c, candidate{tok: int32(t), logit: l})
+			}
+		})
 		slices.SortStableFunc(c, func(a, b candidate) int { return cmp.Compare(b.logit, a.logit) })
-		c = c[:k]
+		c = c[:min(k, len(c))]
+	}
+	if len(c) == 0 { // every logit NaN: the first token, as greedy picks
+		c = append(c, candidate{tok: 0})
 	}
 	s.cands = c
+	return c
+}
+
+// insertTop puts x into c, sorted by logit highest first and holding at
+// most k, ahead of any equal logit; the last one drops out when c is full.
+func insertTop(c []candidate, k int, x candidate) []candidate {
+	at, _ := slices.BinarySearchFunc(c, x.logit, func(a candidate, l float32) int {
+		return cmp.Compare(l, a.logit)
+	})
+	if len(c) < k {
+		c = append(c, candidate{})
+	}
+	copy(c[at+1:], c[at:len(c)-1])
+	c[at] = x
 	return c
 }
 

@@ -1,7 +1,10 @@
 package inference
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -127,8 +130,120 @@ func TestSamplerTopKOnLargeVocab(t *testing.T) {
 		logits[i] = float32((i * 7919) % 32000)
 	}
 	s := newSampler(Sampling{Temperature: 1, TopK: 3, Seed: 1}, nil)
-	c := s.candidates(logits)
+	c := s.candidates(logitsRow{raw: logits})
 	if len(c) != 3 || c[0].logit != 31999 || c[1].logit != 31998 || c[2].logit != 31997 {
 		t.Fatalf("top-3 %+v", c)
+	}
+}
+
+// copyPenalized is the repeat penalty as a copy of the whole row with the
+// window's tokens changed: what the sampler must agree with.
+func copyPenalized(logits []float32, window []int32, pen float32) []float32 {
+	out := slices.Clone(logits)
+	seen := map[int32]bool{}
+	for _, t := range window {
+		if seen[t] || t < 0 || int(t) >= len(out) {
+			continue
+		}
+		seen[t] = true
+		if out[t] > 0 {
+			out[t] /= pen
+		} else {
+			out[t] *= pen
+		}
+	}
+	return out
+}
+
+// TestSamplerPenaltyMatchesCopy runs a penalized sampler on raw rows next
+// to an unpenalized one, with the same seed, on copies penalized by
+// copyPenalized: they must pick the same tokens from the same candidates.
+// The rows have many ties, penalized tokens at both ends, a NaN, and
+// windows with repeats and out-of-range tokens.
+func TestSamplerPenaltyMatchesCopy(t *testing.T) {
+	const n = 48
+	levels := []float32{-2, -1, -0.5, 0, 0.5, 1, 2}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := make([][]float32, 12)
+	for i := range rows {
+		rows[i] = make([]float32, n)
+		for j := range rows[i] {
+			rows[i][j] = levels[rng.IntN(len(levels))]
+		}
+		rows[i][0], rows[i][n-1] = 2, 2
+	}
+	// A NaN logit, read by every configuration.
+	nan := slices.Clone(rows[3])
+	nan[17] = float32(math.NaN())
+	prompt := []int32{0, n - 1, -1, n + 3, 5, 5, 0, 9}
+	for _, pen := range []float32{1.3, 0.7} {
+		for _, opt := range []Sampling{
+			{},
+			{Temperature: 1, TopK: 3},
+			{Temperature: 0.7, TopK: 20},
+			{Temperature: 1.5},
+			{Temperature: 1, TopP: 0.6},
+			{Temperature: 1, MinP: 0.2, TopK: 11},
+		} {
+			t.Run(fmt.Sprintf("pen=%v/%+v", pen, opt), func(t *testing.T) {
+				opt.Seed = 5
+				plain := newSampler(opt, nil)
+				opt.RepeatPenalty, opt.RepeatLastN = pen, 6
+				got := newSampler(opt, prompt)
+				window := slices.Clone(prompt[len(prompt)-6:])
+				for step := range 300 {
+					row := rows[step%len(rows)]
+					if step%len(rows) == 3 {
+						row = nan
+					}
+					before := slices.Clone(row)
+					want := plain.sample(copyPenalized(row, window, pen))
+					tok := got.sample(row)
+					if tok != want {
+						t.Fatalf("step %d: picked %d, copying picks %d", step, tok, want)
+					}
+					if !slices.EqualFunc(got.cands, plain.cands, sameCandidate) {
+						t.Fatalf("step %d: candidates %v, copying gives %v", step, got.cands, plain.cands)
+					}
+					if !slices.EqualFunc(row, before, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+						t.Fatalf("step %d: the row was modified", step)
+					}
+					got.accept(tok)
+					window = append(window[1:], tok)
+				}
+			})
+		}
+	}
+}
+
+// sameCandidate is == with NaN equal to itself.
+func sameCandidate(a, b candidate) bool {
+	return a.tok == b.tok && math.Float32bits(a.logit) == math.Float32bits(b.logit) && math.Float64bits(a.p) == math.Float64bits(b.p)
+}
+
+// A broken model's NaN logits never become candidates, in either top-k
+// path, and a row of nothing but NaN still gives a token.
+func TestSamplerSkipsNaN(t *testing.T) {
+	const n = 64
+	row := make([]float32, n)
+	for i := range row {
+		row[i] = float32(math.NaN())
+	}
+	row[40], row[50] = 1, 2
+	for _, opt := range []Sampling{{}, {Temperature: 1, TopK: 3}, {Temperature: 1, TopK: 40}, {Temperature: 1}} {
+		opt.Seed = 3
+		s := newSampler(opt, nil)
+		for range 50 {
+			if tok := s.sample(row); tok != 40 && tok != 50 {
+				t.Fatalf("%+v: sampled token %d, a NaN", opt, tok)
+			}
+		}
+	}
+	allNaN := make([]float32, n)
+	for i := range allNaN {
+		allNaN[i] = float32(math.NaN())
+	}
+	if tok := newSampler(Sampling{Temperature: 1, TopK: 3, Seed: 1}, nil).sample(allNaN); tok != 0 {
+		t.Fatalf("all NaN: token %d, want 0", tok)
 	}
 }

@@ -137,5 +137,5 @@ func writeVocabModel(dir string, cfg Config, v *vocab, weights weightFunc) (stri
 	w := gguf.NewWriter()
 	cfg.Vocab = len(v.tokens)
 	setLlamaMeta(w, cfg, v)
-	return finishModel(w, dir, cfg, weights)
+	return writeModel(w, dir, cfg, llamaTensors(cfg), weights)
 }

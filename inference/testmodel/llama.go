@@ -4,22 +4,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"path/filepath"
 
 	"github.com/memd-dev/memd/inference/gguf"
 )
 
 // RMSEpsilon is the layer_norm_rms_epsilon of every generated model.
 const RMSEpsilon = 1e-5
-
-// weightFunc gives the value of element i (row-major over the ggml shape:
-// i = row*shape[0] + col) of the named tensor.
-type weightFunc func(name string, shape []uint64) func(i int64) float32
-
-type tensorSpec struct {
-	name  string
-	shape []uint64
-}
 
 // WriteLlama writes a llama-architecture model with seeded random weights and
 // the built-in SPM tokenizer to dir/<Name>.gguf and returns the path. Tensors
@@ -41,38 +31,11 @@ func writeLlamaModel(dir string, cfg Config, extra func(*gguf.Writer), weights w
 	if extra != nil {
 		extra(w)
 	}
-	return finishModel(w, dir, cfg, weights)
-}
-
-// finishModel adds the llama tensors with values from weights and writes
-// dir/<cfg.Name>.gguf.
-func finishModel(w *gguf.Writer, dir string, cfg Config, weights weightFunc) (string, error) {
-	for _, t := range llamaTensors(cfg) {
-		typ := gguf.TensorF32
-		switch {
-		case cfg.Q8 && len(t.shape) == 2:
-			typ = gguf.TensorQ8_0
-		case cfg.F16 && len(t.shape) == 2:
-			typ = gguf.TensorF16
-		}
-		n := int64(1)
-		for _, d := range t.shape {
-			n *= int64(d)
-		}
-		w.AddTensor(t.name, typ, t.shape, gguf.Floats(typ, n, weights(t.name, t.shape)))
-	}
-	path := filepath.Join(dir, cfg.Name+".gguf")
-	if err := w.WriteFile(path); err != nil {
-		return "", fmt.Errorf("testmodel: write %s: %w", path, err)
-	}
-	return path, nil
+	return writeModel(w, dir, cfg, llamaTensors(cfg), weights)
 }
 
 func setLlamaMeta(w *gguf.Writer, cfg Config, v *vocab) {
-	w.Set("general.architecture", "llama")
-	w.Set("general.type", "model")
-	w.Set("general.name", cfg.Name)
-	w.Set("general.file_type", fileType(cfg))
+	setGeneral(w, "llama", cfg)
 	w.Set("llama.context_length", uint32(cfg.Ctx))
 	w.Set("llama.embedding_length", uint32(cfg.Embd))
 	w.Set("llama.block_count", uint32(cfg.Layers))
@@ -83,15 +46,7 @@ func setLlamaMeta(w *gguf.Writer, cfg Config, v *vocab) {
 	w.Set("llama.rope.dimension_count", uint32(cfg.Embd/cfg.Heads))
 	w.Set("llama.rope.freq_base", float32(10000))
 	w.Set("llama.vocab_size", uint32(len(v.tokens)))
-	w.Set("tokenizer.ggml.model", "llama")
-	w.Set("tokenizer.ggml.tokens", v.tokens)
-	w.Set("tokenizer.ggml.scores", v.scores)
-	w.Set("tokenizer.ggml.token_type", v.types)
-	w.Set("tokenizer.ggml.unknown_token_id", uint32(TokenUnk))
-	w.Set("tokenizer.ggml.bos_token_id", uint32(TokenBOS))
-	w.Set("tokenizer.ggml.eos_token_id", uint32(TokenEOS))
-	w.Set("tokenizer.ggml.add_bos_token", true)
-	w.Set("tokenizer.ggml.add_eos_token", false)
+	setTokenizer(w, v, false)
 	if cfg.ChatTemplate {
 		w.Set("tokenizer.chat_template", GemmaTemplate)
 	}
@@ -153,16 +108,4 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-// fileType is general.file_type: llama_ftype's ALL_F32, MOSTLY_F16 or
-// MOSTLY_Q8_0.
-func fileType(cfg Config) uint32 {
-	switch {
-	case cfg.Q8:
-		return 7
-	case cfg.F16:
-		return 1
-	}
-	return 0
 }

@@ -1,9 +1,7 @@
 package testmodel
 
 import (
-	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/memd-dev/memd/inference/gguf"
@@ -23,12 +21,12 @@ type Reranker struct {
 
 // WriteReranker writes dir/<Name>.gguf (default "reranker"), architecture
 // bert with bert.pooling_type = 4 (rank). Layers is forced to 1; HeadsKV
-// to Heads; F16 is ignored (F32).
+// to Heads; F16 and Q8 are ignored (F32).
 func WriteReranker(dir string, cfg Config) (*Reranker, error) {
 	if cfg.Name == "" {
 		cfg.Name = "reranker"
 	}
-	cfg.Layers, cfg.F16, cfg.HeadsKV = 1, false, cfg.Heads
+	cfg.Layers, cfg.F16, cfg.Q8, cfg.HeadsKV = 1, false, false, cfg.Heads
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -37,10 +35,7 @@ func WriteReranker(dir string, cfg Config) (*Reranker, error) {
 	cfg.Vocab = len(v.tokens)
 
 	w := gguf.NewWriter()
-	w.Set("general.architecture", "bert")
-	w.Set("general.type", "model")
-	w.Set("general.name", cfg.Name)
-	w.Set("general.file_type", uint32(0))
+	setGeneral(w, "bert", cfg)
 	w.Set("bert.context_length", uint32(cfg.Ctx))
 	w.Set("bert.embedding_length", uint32(cfg.Embd))
 	w.Set("bert.block_count", uint32(1))
@@ -49,28 +44,11 @@ func WriteReranker(dir string, cfg Config) (*Reranker, error) {
 	w.Set("bert.attention.layer_norm_epsilon", float32(LayerNormEpsilon))
 	w.Set("bert.attention.causal", false)
 	w.Set("bert.pooling_type", uint32(4))
-	w.Set("tokenizer.ggml.model", "llama")
-	w.Set("tokenizer.ggml.tokens", v.tokens)
-	w.Set("tokenizer.ggml.scores", v.scores)
-	w.Set("tokenizer.ggml.token_type", v.types)
+	setTokenizer(w, v, true)
 	w.Set("tokenizer.ggml.token_type_count", uint32(2))
-	w.Set("tokenizer.ggml.unknown_token_id", uint32(TokenUnk))
-	w.Set("tokenizer.ggml.bos_token_id", uint32(TokenBOS))
-	w.Set("tokenizer.ggml.eos_token_id", uint32(TokenEOS))
-	w.Set("tokenizer.ggml.add_bos_token", true)
-	w.Set("tokenizer.ggml.add_eos_token", true)
-
-	weights := rerankerWeights(cfg)
-	for _, t := range rerankerTensors(cfg) {
-		n := int64(1)
-		for _, d := range t.shape {
-			n *= int64(d)
-		}
-		w.AddTensor(t.name, gguf.TensorF32, t.shape, gguf.Floats(gguf.TensorF32, n, weights(t.name, t.shape)))
-	}
-	path := filepath.Join(dir, cfg.Name+".gguf")
-	if err := w.WriteFile(path); err != nil {
-		return nil, fmt.Errorf("testmodel: write %s: %w", path, err)
+	path, err := writeModel(w, dir, cfg, rerankerTensors(cfg), rerankerWeights(cfg))
+	if err != nil {
+		return nil, err
 	}
 	return &Reranker{Path: path, Cfg: cfg}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/memd-dev/memd/inference/gguf"
 )
 
 //go:embed words.txt
@@ -35,6 +37,20 @@ type vocab struct {
 	tokens []string
 	scores []float32
 	types  []int32
+}
+
+// setTokenizer sets the keys of the built-in SPM tokenizer over v. It adds
+// BOS to every text, and EOS with addEOS.
+func setTokenizer(w *gguf.Writer, v *vocab, addEOS bool) {
+	w.Set("tokenizer.ggml.model", "llama")
+	w.Set("tokenizer.ggml.tokens", v.tokens)
+	w.Set("tokenizer.ggml.scores", v.scores)
+	w.Set("tokenizer.ggml.token_type", v.types)
+	w.Set("tokenizer.ggml.unknown_token_id", uint32(TokenUnk))
+	w.Set("tokenizer.ggml.bos_token_id", uint32(TokenBOS))
+	w.Set("tokenizer.ggml.eos_token_id", uint32(TokenEOS))
+	w.Set("tokenizer.ggml.add_bos_token", true)
+	w.Set("tokenizer.ggml.add_eos_token", addEOS)
 }
 
 func (v *vocab) add(text string, score float32, typ int32) {
