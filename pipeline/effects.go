@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"sync"
 
 	"github.com/memd-dev/memd/store"
@@ -41,19 +40,21 @@ func (e *txEffects) chunker(name string, delta int) {
 }
 
 // removeNote deletes the note at path (the store drops its chunks' vectors
-// with them), records its chunks as removed for the vector sink and reports
-// whether there was one.
+// with them), records it in eff and reports whether there was one.
 func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
 	n, err := tx.DeleteNote(path)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	if n == nil || err != nil {
 		return false, err
 	}
-	eff.removed = append(eff.removed, n.Chunks...)
-	eff.chunker(n.Chunker, -1)
+	eff.noteRemoved(n)
 	return true, nil
+}
+
+// noteRemoved records a deleted note: its chunks are removed for the vector
+// sink and it no longer counts for its chunker.
+func (e *txEffects) noteRemoved(n *store.Note) {
+	e.removed = append(e.removed, n.Chunks...)
+	e.chunker(n.Chunker, -1)
 }
 
 // afterCommit tells the vector sink and the chunker counts what a committed

@@ -102,17 +102,8 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 		if err := tx.DeleteFolder(root); err != nil {
 			return err
 		}
-		var paths []string
-		if err := tx.ForEachNote(prefix, func(n *store.Note) error {
-			paths = append(paths, n.Path)
-			return nil
-		}); err != nil {
+		if err := tx.DeleteNotesUnder(prefix, eff.noteRemoved); err != nil {
 			return err
-		}
-		for _, p := range paths {
-			if _, err := removeNote(tx, p, eff); err != nil {
-				return err
-			}
 		}
 		if err := tx.DeleteJobsUnder(prefix); err != nil {
 			return err

@@ -148,11 +148,11 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
 		eff = &txEffects{}
-		n, err := tx.Note(p)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		removed, err := removeNote(tx, p, eff)
+		if err != nil {
 			return err
 		}
-		if n == nil && statErr != nil {
+		if !removed && statErr != nil {
 			return fmt.Errorf("%w: it is not indexed and there is no such file", store.ErrNotFound)
 		}
 		size := int64(0)
@@ -160,10 +160,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 			size = fi.Size()
 		}
 		now := time.Now().UTC()
-		if n != nil {
-			if _, err := removeNote(tx, p, eff); err != nil {
-				return err
-			}
+		if removed {
 			evs = append(evs, Event{Type: EventRemoved, Path: p, Folder: root, Reason: ReasonForgotten, At: now})
 		}
 		if err := tx.PutSkip(store.Skip{Path: p, Folder: root, Reason: ReasonForgotten, Size: size, At: now}); err != nil {

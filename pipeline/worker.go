@@ -338,7 +338,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		if _, err := removeNote(tx, j.Path, eff); err != nil {
 			return nil, err
 		}
-		if err := tx.MoveNote(o.from, o.note); err != nil {
+		if err := tx.MoveNote(old, o.note); err != nil {
 			return nil, err
 		}
 		if err := tx.DeleteSkip(j.Path); err != nil {

@@ -47,7 +47,7 @@ func (t *Tx) Folders() ([]Folder, error) {
 }
 
 // DeleteFolder unregisters the folder at path. Its notes stay until the
-// caller deletes them, each with DeleteNote.
+// caller deletes them (DeleteNotesUnder).
 func (t *Tx) DeleteFolder(path string) error {
 	return t.bucket(bucketFolders).Delete([]byte(path))
 }

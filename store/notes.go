@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -30,7 +29,7 @@ type Note struct {
 // n and chunks, in this transaction. Chunk ids are assigned here and written
 // back into n.Chunks and each chunk.
 func (t *Tx) PutNote(n *Note, chunks []NewChunk) error {
-	if _, err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
+	if _, err := t.DeleteNote(n.Path); err != nil {
 		return err
 	}
 	cb := t.bucket(bucketChunks)
@@ -73,15 +72,26 @@ func (t *Tx) putNoteRecord(n *Note) error {
 
 // Note returns the note stored at path, or ErrNotFound.
 func (t *Tx) Note(path string) (*Note, error) {
+	n, err := t.note(path)
+	if n == nil && err == nil {
+		err = fmt.Errorf("note %s: %w", path, ErrNotFound)
+	}
+	return n, err
+}
+
+// note is Note for the write paths, where a miss is common (every new note
+// is looked up before it is written): a miss returns nil and no error, so
+// it builds no error message.
+func (t *Tx) note(path string) (*Note, error) {
 	v := t.bucket(bucketNotes).Get([]byte(path))
 	if v == nil {
-		return nil, fmt.Errorf("note %s: %w", path, ErrNotFound)
+		return nil, nil
 	}
-	var n Note
-	if err := decodeNote(v, &n); err != nil {
+	n := new(Note)
+	if err := decodeNote(v, n); err != nil {
 		return nil, fmt.Errorf("note %s: %w", path, err)
 	}
-	return &n, nil
+	return n, nil
 }
 
 // NotesWithHash lists the paths of stored notes whose content hash is hash.
@@ -116,54 +126,82 @@ func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
 }
 
 // DeleteNote removes the note at path with its chunks, postings and vectors
-// and returns the note it removed (so a caller need not read it first), or
-// returns ErrNotFound.
+// and returns the note it removed, so a caller need not read it first. When
+// no note is stored at path it removes nothing and returns nil, like the
+// store's other deletes.
 func (t *Tx) DeleteNote(path string) (*Note, error) {
-	n, err := t.Note(path)
-	if err != nil {
+	n, err := t.note(path)
+	if n == nil || err != nil {
 		return nil, err
 	}
-	var length int64
+	return n, t.deleteNote(n, t.VectorFingerprints())
+}
+
+// DeleteNotesUnder removes, as DeleteNote does, every note whose path starts
+// with prefix, in path order, and calls removed with each note once it is
+// gone. Each note is read and decoded once.
+func (t *Tx) DeleteNotesUnder(prefix string, removed func(n *Note)) error {
+	// Changing a bucket while a bbolt cursor walks it can make the cursor
+	// skip keys: collect the paths first, without decoding the notes.
+	var paths []string
+	c := t.bucket(bucketNotes).Cursor()
+	p := []byte(prefix)
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		paths = append(paths, string(k))
+	}
 	fps := t.VectorFingerprints()
+	for _, path := range paths {
+		n, err := t.note(path)
+		if err != nil {
+			return err
+		}
+		if err := t.deleteNote(n, fps); err != nil {
+			return err
+		}
+		removed(n)
+	}
+	return nil
+}
+
+// deleteNote removes n, as stored, with its chunks, postings and vectors
+// under fps.
+func (t *Tx) deleteNote(n *Note, fps []string) error {
+	var length int64
 	for _, id := range n.Chunks {
 		l, err := t.deleteChunk(id, fps)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		length += int64(l)
 	}
-	if err := t.bucket(bucketNotes).Delete([]byte(path)); err != nil {
-		return nil, err
-	}
-	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, n.Path)); err != nil {
-		return nil, err
-	}
-	if err := t.addCounter(counterNotes, -1); err != nil {
-		return nil, err
-	}
-	if err := t.addCounter(counterChunks, -int64(len(n.Chunks))); err != nil {
-		return nil, err
-	}
-	if err := t.addCounter(counterLength, -length); err != nil {
-		return nil, err
-	}
-	return n, nil
-}
-
-// MoveNote moves the note at from to the note n describes (a rename with the
-// same content): chunks and postings are kept, only paths change.
-func (t *Tx) MoveNote(from string, n *Note) error {
-	old, err := t.Note(from)
-	if err != nil {
+	if err := t.bucket(bucketNotes).Delete([]byte(n.Path)); err != nil {
 		return err
 	}
-	if err := t.bucket(bucketNotes).Delete([]byte(from)); err != nil {
+	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, n.Path)); err != nil {
+		return err
+	}
+	if err := t.addCounter(counterNotes, -1); err != nil {
+		return err
+	}
+	if err := t.addCounter(counterChunks, -int64(len(n.Chunks))); err != nil {
+		return err
+	}
+	return t.addCounter(counterLength, -length)
+}
+
+// MoveNote moves old, the note stored at old.Path as read in this
+// transaction, to the note n describes (a rename with the same content):
+// chunks and postings are kept, only paths change, and a note stored at
+// n.Path is replaced. It takes the note, not its path, so a caller that has
+// read it to check it (its hash, say) does not have it read twice.
+func (t *Tx) MoveNote(old, n *Note) error {
+	if err := t.bucket(bucketNotes).Delete([]byte(old.Path)); err != nil {
 		return err
 	}
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
 		return err
 	}
-	if _, err := t.DeleteNote(n.Path); err != nil && !isNotFound(err) {
+	if _, err := t.DeleteNote(n.Path); err != nil {
 		return err
 	}
 	n.Chunks = old.Chunks
@@ -187,8 +225,6 @@ func hashKey(hash, path string) []byte {
 	}
 	return append(h, path...)
 }
-
-func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
 // CountNotes counts the notes whose path starts with prefix without decoding
 // them.

@@ -136,11 +136,15 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 				delete(notes, path)
 				if rng.IntN(4) == 0 {
 					old, err := tx.DeleteNote(path)
-					if err != nil && !errors.Is(err, ErrNotFound) {
+					if err != nil {
 						return err
 					}
-					if err == nil && !slices.Equal(old.Chunks, had) {
-						t.Errorf("DeleteNote(%s) returned chunks %v, want %v", path, old.Chunks, had)
+					var got []uint64
+					if old != nil {
+						got = old.Chunks
+					}
+					if !slices.Equal(got, had) {
+						t.Errorf("DeleteNote(%s) returned chunks %v, want %v", path, got, had)
 					}
 					continue
 				}
@@ -216,7 +220,11 @@ func TestMoveNoteKeepsChunks(t *testing.T) {
 		if got := tx.NotesWithHash("abcd"); !slices.Equal(got, []string{"/f/old.md"}) {
 			t.Errorf("NotesWithHash = %v", got)
 		}
-		return tx.MoveNote("/f/old.md", &Note{Path: "/f/new.md", Folder: "/f", Hash: "abcd"})
+		old, err := tx.Note("/f/old.md")
+		if err != nil {
+			return err
+		}
+		return tx.MoveNote(old, &Note{Path: "/f/new.md", Folder: "/f", Hash: "abcd"})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -359,4 +367,84 @@ func TestTouchNoteAndSkipLookup(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// dump returns every key and value of every bucket, nested ones included.
+func dump(t testing.TB, db *DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var walk func(prefix string, b *bolt.Bucket) error
+	walk = func(prefix string, b *bolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			name := prefix + "/" + string(k)
+			if v == nil {
+				return walk(name, b.Bucket(k))
+			}
+			out[name] = string(v)
+			return nil
+		})
+	}
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error { return walk(string(name), b) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDeleteNotesUnderLeavesStoreAsBefore writes notes under a prefix,
+// with vectors and terms shared with other notes, and deletes them: every
+// bucket holds what it held before, byte for byte.
+func TestDeleteNotesUnderLeavesStoreAsBefore(t *testing.T) {
+	db := openTest(t)
+	putVectors := func(n *Note) {
+		t.Helper()
+		if err := db.Update(func(tx *Tx) error {
+			for _, id := range n.Chunks {
+				if err := tx.PutVector("fp", id, []float32{1, float32(id)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"/a/x.md", "/a/y.md", "/b.md", "/bb/z.md"} {
+		putVectors(put(t, db, p, "aa"+fmt.Sprintf("%02x", len(p)), chunkOf("t", "apple", "pear"), chunkOf("u", "plum")))
+	}
+	before := dump(t, db)
+
+	var want []*Note
+	for i := range 30 {
+		n := put(t, db, fmt.Sprintf("/b/%02d.md", i), fmt.Sprintf("bb%02x", i),
+			chunkOf("v", "apple", fmt.Sprintf("w%d", i)), chunkOf("w", "pear", "pear"))
+		putVectors(n)
+		want = append(want, n)
+	}
+	var got []*Note
+	if err := db.Update(func(tx *Tx) error {
+		return tx.DeleteNotesUnder("/b/", func(n *Note) { got = append(got, n) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("DeleteNotesUnder removed %d notes, want %d", len(got), len(want))
+	}
+	for i, n := range got {
+		if n.Path != want[i].Path || !slices.Equal(n.Chunks, want[i].Chunks) {
+			t.Errorf("removed note %d: %s %v, want %s %v", i, n.Path, n.Chunks, want[i].Path, want[i].Chunks)
+		}
+	}
+	after := dump(t, db)
+	for k, v := range after {
+		if w, ok := before[k]; !ok || w != v {
+			t.Errorf("%q: %x after, %x (%v) before", k, v, w, ok)
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			t.Errorf("%q is gone", k)
+		}
+	}
 }
