@@ -3,9 +3,7 @@ package memory
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/memory/vector"
@@ -45,12 +43,11 @@ func servingVectors(db *store.DB, idx *vector.Index, e QueryEmbedder) *Vectors {
 	return v
 }
 
-// BenchmarkHybridRecall is recall at 100k chunks with BM25 (the bench store
-// of recall_bench_test.go) and a 768-dimension vector of every chunk
-// (generated, in memory), fused, k=10. The query embedding is a random
-// vector, so a real model's query cost (one short Interactive decode) comes
-// on top.
-func BenchmarkHybridRecall(b *testing.B) {
+// hybridBenchService serves the bench store of 100k chunks of
+// recall_bench_test.go with a 768-dimension vector of every chunk
+// (generated, in memory). The query embedding is a random vector, so a
+// real model's query cost (one short Interactive decode) comes on top.
+func hybridBenchService(b *testing.B) *Service {
 	const n, dim = 100_000, 768
 	db := benchStore(b, n)
 	var maxID uint64
@@ -63,20 +60,20 @@ func BenchmarkHybridRecall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	s := New(Config{DB: db, Vectors: servingVectors(db, idx, &randomEmbedder{dim: dim, rng: rand.New(rand.NewPCG(1, 2))})})
-	qrng := rand.New(rand.NewPCG(11, 12))
-	var lat []time.Duration
-	b.ResetTimer()
-	for b.Loop() {
-		q := syntheticWord(20+qrng.IntN(1980)) + " " + syntheticWord(20+qrng.IntN(1980)) + " " + syntheticWord(20+qrng.IntN(1980))
-		t0 := time.Now()
-		res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: 10})
-		if err != nil || len(res.Warnings) > 0 {
-			b.Fatal(err, res.Warnings)
-		}
-		lat = append(lat, time.Since(t0))
+	return New(Config{DB: db, Vectors: servingVectors(db, idx, &randomEmbedder{dim: dim, rng: rand.New(rand.NewPCG(1, 2))})})
+}
+
+// BenchmarkHybridRecall is recall at 100k chunks with BM25 and vectors
+// (hybridBenchService), fused, k=10.
+func BenchmarkHybridRecall(b *testing.B) {
+	benchRecall(b, hybridBenchService(b), Filters{})
+}
+
+// BenchmarkHybridRecallFiltered is BenchmarkHybridRecall with the filters
+// of BenchmarkRecallFiltered100k.
+func BenchmarkHybridRecallFiltered(b *testing.B) {
+	s := hybridBenchService(b)
+	for _, c := range benchFilters {
+		b.Run(c.name, func(b *testing.B) { benchRecall(b, s, c.f) })
 	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }

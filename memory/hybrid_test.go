@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -314,4 +315,110 @@ func TestRerankTail(t *testing.T) {
 	if !slices.Equal(ids, []uint64{2, 1, 3, 4}) {
 		t.Errorf("order %v", ids)
 	}
+}
+
+// hybridWant is what a hybrid recall of k hits answers, worked out the
+// long way: the chunks in scope found by reading every chunk's note, the
+// BM25 list by a full sort, the vector list by the index over those
+// chunks alone, fused, and the first k read.
+func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filters, k int) []Hit {
+	t.Helper()
+	sv, _ := s.vectors.searchable()
+	depth := s.fusion.depth(k)
+	hits := []Hit{}
+	terms, qtf := queryTerms(q)
+	err := s.db.View(func(tx *store.Tx) error {
+		in := map[uint64]bool{}
+		err := tx.ForEachChunk(func(c *store.Chunk) error {
+			n, err := tx.Note(c.Path)
+			in[c.ID] = err == nil && f.matchNote(n)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		scores, err := DefaultBM25.rank(tx, terms, qtf)
+		if err != nil {
+			return err
+		}
+		sortScored(scores)
+		bm := fusedList{name: "bm25", weight: 1}
+		for _, sc := range scores {
+			if in[sc.chunk] && len(bm.entries) < depth {
+				bm.entries = append(bm.entries, ranked{chunk: sc.chunk, score: sc.score})
+			}
+		}
+		vl := fusedList{name: "vector", weight: 1}
+		for _, r := range sv.index.Search(e.vector(q), depth, func(c uint64) bool { return in[c] }) {
+			vl.entries = append(vl.entries, ranked{chunk: r.Chunk, score: float64(r.Score)})
+		}
+		merged := fuse(DefaultFusion.K, bm, vl)
+		for _, fu := range merged[:min(k, len(merged))] {
+			c, err := tx.Chunk(fu.chunk)
+			if err != nil {
+				return err
+			}
+			n, err := tx.Note(c.Path)
+			if err != nil {
+				return err
+			}
+			h := hitOf(c, n.Summary, fu.score)
+			h.Why = fu.why
+			hits = append(hits, h)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// TestHybridFilteredMatchesOracle checks filtered hybrid recall against
+// hybridWant and, once the query cannot be embedded, against what BM25
+// alone answers (bm25Want), with the warning.
+func TestHybridFilteredMatchesOracle(t *testing.T) {
+	db := filterStore(t)
+	e := newConceptEmbedder("fp-a")
+	embedStore(t, db, e)
+	s := New(Config{DB: db, Embedder: e})
+	defer s.Close()
+	each := func(check func(name, q string, f Filters, k int)) {
+		for _, c := range storeFilters {
+			for _, q := range filterQueries {
+				for _, k := range []int{1, 10, 100} {
+					check(c.name, q, c.f, k)
+				}
+			}
+		}
+	}
+	t.Run("fused", func(t *testing.T) {
+		each(func(name, q string, f Filters, k int) {
+			want := hybridWant(t, s, e, q, f, k)
+			res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: f, Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.Hits, want) || len(res.Warnings) != 0 {
+				t.Errorf("%s, %q, k=%d: got %v %q\nwant %v", name, q, k, paths(res.Hits), res.Warnings, paths(want))
+			}
+		})
+	})
+	t.Run("embedder fails", func(t *testing.T) {
+		e.fail(errors.New("decode failed"))
+		defer e.fail(nil)
+		warn := []string{"the query could not be embedded (decode failed); recall is BM25 alone"}
+		each(func(name, q string, f Filters, k int) {
+			for _, explain := range []bool{false, true} {
+				want, _ := bm25Want(t, db, q, f, k, explain)
+				res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: f, Explain: explain})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(res.Hits, want) || !slices.Equal(res.Warnings, warn) {
+					t.Errorf("%s, %q, k=%d, explain %v: got %v %q\nwant %v", name, q, k, explain, paths(res.Hits), res.Warnings, paths(want))
+				}
+			}
+		})
+	})
 }

@@ -48,16 +48,12 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	if sv != nil {
 		err = s.hybrid(ctx, sv, q, terms, qtf, k, r, &res)
 	} else {
-		n := k
-		if s.reranker != nil {
-			n = max(k, min(s.fusion.RerankDepth, maxRerank))
-		}
 		err = s.db.View(func(tx *store.Tx) error {
 			ranked, err := s.bm25.rank(tx, terms, qtf)
 			if err != nil {
 				return err
 			}
-			res.Hits = bm25Hits(filteredTop(tx, ranked, n, r.Filters, noteCache{}), n, r.Explain)
+			res.Hits = bm25Hits(tx, ranked, s.hitsWanted(k), newScope(r.Filters), r.Explain)
 			return nil
 		})
 	}
@@ -77,65 +73,52 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	return res, nil
 }
 
-// noteCache holds the notes read during one recall, nil for a note that is
-// gone.
-type noteCache map[string]*store.Note
-
-func (nc noteCache) get(tx *store.Tx, path string) *store.Note {
-	n, ok := nc[path]
-	if !ok {
-		var err error
-		if n, err = tx.Note(path); err != nil {
-			n = nil
-		}
-		nc[path] = n
+// hitsWanted is how many hits a recall of k reads: the reranker, when
+// there is one, re-orders more than k.
+func (s *Service) hitsWanted(k int) int {
+	if s.reranker == nil {
+		return k
 	}
-	return n
+	return max(k, min(s.fusion.RerankDepth, maxRerank))
 }
 
-// candidate reads chunk id with its note, if both exist and pass f.
-func (nc noteCache) candidate(tx *store.Tx, id uint64, f Filters) (candidate, bool) {
-	c, err := tx.Chunk(id)
-	if err != nil {
-		return candidate{}, false // removed since it was ranked
-	}
-	n := nc.get(tx, c.Path)
-	if n == nil || !f.matchNote(n) {
-		return candidate{}, false
-	}
-	return candidate{chunk: c, note: n}, true
-}
-
-// filteredTop is the best n of ranked that pass f, best first. It sorts only
-// as deep as the filters make it go.
-func filteredTop(tx *store.Tx, ranked []scored, n int, f Filters, notes noteCache) []candidate {
-	var out []candidate
-	depth := 4*n + 50
-	for {
-		top := topScored(ranked, min(depth, len(ranked)))
-		out = out[:0]
-		for _, sc := range top {
-			c, ok := notes.candidate(tx, sc.chunk, f)
+// bm25Hits is the best n chunks of ranked in sc as hits, best first, scored
+// by BM25. It sorts only as deep as the filters make it go: when they
+// reject too many, it goes on below the last chunk it read, so no chunk is
+// read twice. ranked is reordered.
+func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []Hit {
+	hits := make([]Hit, 0, min(n, len(ranked)))
+	rest := ranked
+	for step := 4*n + 50; len(rest) > 0; step *= 4 {
+		batch := topScored(rest, min(step, len(rest)))
+		for _, x := range batch {
+			h, ok := sc.hit(tx, x.chunk, x.score)
 			if !ok {
 				continue
 			}
-			c.score = sc.score
-			out = append(out, c)
-			if len(out) == n {
-				return out
+			if explain {
+				h.Why = []Reason{{List: "bm25", Rank: len(hits) + 1, Score: x.score}}
+			}
+			hits = append(hits, h)
+			if len(hits) == n {
+				return hits
 			}
 		}
-		if depth >= len(ranked) {
-			return out
+		if len(batch) == len(rest) {
+			break
 		}
-		depth *= 4
+		last := batch[len(batch)-1]
+		rest = slices.DeleteFunc(rest, func(x scored) bool { return !better(last, x) })
 	}
+	return hits
 }
 
-func hitOf(c *store.Chunk, n *store.Note, score float64) Hit {
+// hitOf is chunk c as a hit; its summary is the note's, noteSummary, when
+// it has none of its own.
+func hitOf(c *store.Chunk, noteSummary string, score float64) Hit {
 	summary := c.Summary
 	if summary == "" {
-		summary = n.Summary
+		summary = noteSummary
 	}
 	heading := c.Heading
 	if heading == nil {
@@ -146,44 +129,4 @@ func hitOf(c *store.Chunk, n *store.Note, score float64) Hit {
 		Heading: heading, Title: c.Title, Text: c.Text, Summary: summary,
 		Score: score, ChunkID: c.ID,
 	}
-}
-
-func (f Filters) isZero() bool {
-	return f.Folder == "" && f.PathPrefix == "" && len(f.Tags) == 0 && f.ModifiedAfter.IsZero() && f.ModifiedBefore.IsZero()
-}
-
-// matchNote reports whether note n passes f; its chunks share its folder
-// and path.
-func (f Filters) matchNote(n *store.Note) bool {
-	if f.Folder != "" && n.Folder != strings.TrimRight(f.Folder, "/") {
-		return false
-	}
-	if f.PathPrefix != "" && !strings.HasPrefix(n.Path, f.PathPrefix) {
-		return false
-	}
-	for _, t := range f.Tags {
-		if !slices.Contains(n.Tags, strings.ToLower(strings.TrimPrefix(t, "#"))) {
-			return false
-		}
-	}
-	if !f.ModifiedAfter.IsZero() && !n.ModTime.After(f.ModifiedAfter) {
-		return false
-	}
-	if !f.ModifiedBefore.IsZero() && !n.ModTime.Before(f.ModifiedBefore) {
-		return false
-	}
-	return true
-}
-
-// bm25Hits is the first k lexical candidates as hits.
-func bm25Hits(lexical []candidate, k int, explain bool) []Hit {
-	hits := make([]Hit, 0, min(k, len(lexical)))
-	for i, c := range lexical[:min(k, len(lexical))] {
-		h := hitOf(c.chunk, c.note, c.score)
-		if explain {
-			h.Why = []Reason{{List: "bm25", Rank: i + 1, Score: c.score}}
-		}
-		hits = append(hits, h)
-	}
-	return hits
 }

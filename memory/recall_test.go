@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,6 +163,167 @@ func TestQueryDropsQuestionWords(t *testing.T) {
 	for _, c := range cases {
 		if got, _ := queryTerms(c.q); fmt.Sprint(got) != c.want {
 			t.Errorf("queryTerms(%q) = %v, want %s", c.q, got, c.want)
+		}
+	}
+}
+
+// filterStore is 400 notes of two chunks in /x, /y and /z, whose chunks
+// share the query words of filterQueries in varying counts and lengths, so
+// filters reject many of BM25's best chunks. The ten notes of /z have long
+// chunks, which BM25 ranks low: a filter on /z must rank deep.
+func filterStore(t testing.TB) *store.DB {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []string{"automobile", "sedan", "vehicle", "report", "quarterly", "garden", "tomato", "beijing"}
+	var notes []testNote
+	for i := range 400 {
+		dir, tags, length := "/x", []string{"work"}, 3
+		switch {
+		case i%40 == 3:
+			dir, length = "/z", 40
+		case i%4 == 1:
+			dir = "/y"
+		}
+		if i%3 == 0 {
+			tags = []string{"home"}
+		}
+		var texts []string
+		for range 2 {
+			ws := make([]string, length+rng.IntN(12))
+			for j := range ws {
+				if rng.IntN(3) == 0 {
+					ws[j] = words[rng.IntN(len(words))]
+				} else {
+					ws[j] = syntheticWord(100 + rng.IntN(400))
+				}
+			}
+			texts = append(texts, strings.Join(ws, " "))
+		}
+		notes = append(notes, testNote{path: fmt.Sprintf("%s/n%03d.md", dir, i), tags: tags,
+			mtime: day.AddDate(0, 0, i%60), texts: texts})
+	}
+	return storeWith(t, notes...)
+}
+
+var filterQueries = []string{"automobile report", "tomato garden quarterly", "beijing"}
+
+var storeFilters = []struct {
+	name string
+	f    Filters
+}{
+	{"none", Filters{}},
+	{"folder", Filters{Folder: "/y"}},
+	{"deep folder", Filters{Folder: "/z/"}},
+	{"prefix", Filters{PathPrefix: "/x/n1"}},
+	{"tag", Filters{Tags: []string{"#home"}}},
+	{"tag and folder", Filters{Folder: "/z", Tags: []string{"home"}}},
+	{"modified", Filters{ModifiedAfter: day.AddDate(0, 0, 50), ModifiedBefore: day.AddDate(0, 0, 55)}},
+	{"nothing", Filters{Folder: "/w"}},
+}
+
+// bm25Want is what a BM25 recall of n hits answers, worked out the long
+// way: every scored chunk sorted, then read with its note in that order
+// and kept when the note passes f. deepest is the position in the sorted
+// list of the last chunk kept.
+func bm25Want(t *testing.T, db *store.DB, q string, f Filters, n int, explain bool) (hits []Hit, deepest int) {
+	t.Helper()
+	hits = []Hit{}
+	terms, qtf := queryTerms(q)
+	err := db.View(func(tx *store.Tx) error {
+		scores, err := DefaultBM25.rank(tx, terms, qtf)
+		if err != nil {
+			return err
+		}
+		sortScored(scores)
+		for i, sc := range scores {
+			c, err := tx.Chunk(sc.chunk)
+			if err != nil {
+				return err
+			}
+			note, err := tx.Note(c.Path)
+			if err != nil {
+				return err
+			}
+			if !f.matchNote(note) {
+				continue
+			}
+			h := hitOf(c, note.Summary, sc.score)
+			if explain {
+				h.Why = []Reason{{List: "bm25", Rank: len(hits) + 1, Score: sc.score}}
+			}
+			hits, deepest = append(hits, h), i+1
+			if len(hits) == n {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits, deepest
+}
+
+func TestRecallFilteredMatchesFullSort(t *testing.T) {
+	db := filterStore(t)
+	s := New(Config{DB: db})
+	deepened := 0
+	for _, c := range storeFilters {
+		for _, q := range filterQueries {
+			for _, k := range []int{1, 10, 100} {
+				want, deepest := bm25Want(t, db, q, c.f, k, true)
+				if deepest > 4*k+50 {
+					deepened++
+				}
+				res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: c.f, Explain: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(res.Hits, want) || len(res.Warnings) != 0 {
+					t.Errorf("%s, %q, k=%d: got %v %q\nwant %v", c.name, q, k, paths(res.Hits), res.Warnings, paths(want))
+				}
+			}
+		}
+	}
+	if deepened < 3 {
+		t.Errorf("only %d cases rank past the first depth; the store no longer tests deepening", deepened)
+	}
+}
+
+// TestBM25Deepens has 400 notes that say "tyre" twice in three words, which
+// BM25 ranks above the five of /y that say it once among more words: a
+// filter on /y finds those only past two deepenings.
+func TestBM25Deepens(t *testing.T) {
+	var notes []testNote
+	for i := range 400 {
+		notes = append(notes, testNote{path: fmt.Sprintf("/x/%03d.md", i), texts: []string{"tyre tyre road"}})
+	}
+	fillers := []string{"wheel", "winter", "spare", "pressure", "valve"}
+	for i := range 5 {
+		notes = append(notes, testNote{path: fmt.Sprintf("/y/%d.md", i+1), texts: []string{"tyre " + strings.Join(fillers[:i+1], " ")}})
+	}
+	s := New(Config{DB: storeWith(t, notes...)})
+	cases := []struct {
+		k    int
+		f    Filters
+		want []string
+	}{
+		{3, Filters{Folder: "/y"}, []string{"/y/1.md:1", "/y/2.md:1", "/y/3.md:1"}},
+		{10, Filters{Folder: "/y"}, []string{"/y/1.md:1", "/y/2.md:1", "/y/3.md:1", "/y/4.md:1", "/y/5.md:1"}},
+		{2, Filters{PathPrefix: "/y/4"}, []string{"/y/4.md:1"}},
+		{2, Filters{PathPrefix: "/x/39"}, []string{"/x/390.md:1", "/x/391.md:1"}},
+	}
+	for _, c := range cases {
+		res, err := s.Recall(context.Background(), RecallRequest{Query: "tyre", K: c.k, Filters: c.f, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(res.Hits); !slices.Equal(got, c.want) {
+			t.Errorf("k=%d %+v: got %v, want %v", c.k, c.f, got, c.want)
+		}
+		for i, h := range res.Hits {
+			if len(h.Why) != 1 || h.Why[0] != (Reason{List: "bm25", Rank: i + 1, Score: h.Score}) {
+				t.Errorf("k=%d %+v: hit %d why %+v score %v", c.k, c.f, i, h.Why, h.Score)
+			}
 		}
 	}
 }

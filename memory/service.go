@@ -192,7 +192,7 @@ func (s *Service) Note(ctx context.Context, path string) (NoteDetail, error) {
 			if err != nil {
 				return err
 			}
-			d.Chunks = append(d.Chunks, hitOf(c, n, 0))
+			d.Chunks = append(d.Chunks, hitOf(c, n.Summary, 0))
 		}
 		return nil
 	})

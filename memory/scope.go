@@ -1,0 +1,133 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// scope is the part of the store one recall answers from: the chunks of
+// the notes that pass its filters. It lives for one read transaction and
+// decodes each note it is asked about once.
+type scope struct {
+	filters Filters
+	notes   map[string]*store.Note // read so far; nil for a note that is gone
+	// chunks, once readNotes has run with filters, is every chunk in
+	// scope, and summaries the summary of each of their notes that has one
+	// (all a hit takes from a note), by path. chunks nil means a chunk's
+	// note is read to tell.
+	chunks    map[uint64]struct{}
+	summaries map[string]string
+}
+
+func newScope(f Filters) *scope {
+	return &scope{filters: f, notes: map[string]*store.Note{}}
+}
+
+// readNotes reads up front the notes the filters may pass and keeps the
+// chunks of those they do, so that whether a chunk is in scope is a set
+// lookup: the vector scan asks about every vector. With no filters it
+// reads nothing, since every chunk is in scope.
+func (sc *scope) readNotes(tx *store.Tx) error {
+	f := sc.filters
+	if f.isZero() {
+		return nil
+	}
+	prefix := f.PathPrefix
+	if folder := strings.TrimRight(f.Folder, "/"); folder != "" && !strings.HasPrefix(prefix, folder+"/") {
+		prefix = folder + "/"
+	}
+	sc.chunks, sc.summaries = map[uint64]struct{}{}, map[string]string{}
+	return tx.ForEachNote(prefix, func(n *store.Note) error {
+		if !f.matchNote(n) {
+			return nil
+		}
+		for _, id := range n.Chunks {
+			sc.chunks[id] = struct{}{}
+		}
+		if n.Summary != "" {
+			sc.summaries[n.Path] = n.Summary
+		}
+		return nil
+	})
+}
+
+// accepts is readNotes' chunks as the vector scan's filter; nil accepts
+// all.
+func (sc *scope) accepts() func(chunk uint64) bool {
+	if sc.chunks == nil {
+		return nil
+	}
+	return func(c uint64) bool { _, ok := sc.chunks[c]; return ok }
+}
+
+// keep drops from scores, in place, the chunks readNotes found out of
+// scope.
+func (sc *scope) keep(scores []scored) []scored {
+	if sc.chunks == nil {
+		return scores
+	}
+	return slices.DeleteFunc(scores, func(s scored) bool { _, ok := sc.chunks[s.chunk]; return !ok })
+}
+
+// hit reads chunk id as a hit scored score, if the chunk and its note
+// exist and are in scope.
+func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (Hit, bool) {
+	if sc.chunks != nil {
+		if _, ok := sc.chunks[id]; !ok {
+			return Hit{}, false
+		}
+	}
+	c, err := tx.Chunk(id)
+	if err != nil {
+		return Hit{}, false // a vector of a chunk this snapshot does not hold
+	}
+	if sc.chunks != nil {
+		return hitOf(c, sc.summaries[c.Path], score), true
+	}
+	n := sc.note(tx, c.Path)
+	if n == nil || !sc.filters.matchNote(n) {
+		return Hit{}, false
+	}
+	return hitOf(c, n.Summary, score), true
+}
+
+func (sc *scope) note(tx *store.Tx, path string) *store.Note {
+	n, ok := sc.notes[path]
+	if !ok {
+		var err error
+		if n, err = tx.Note(path); err != nil {
+			n = nil
+		}
+		sc.notes[path] = n
+	}
+	return n
+}
+
+func (f Filters) isZero() bool {
+	return f.Folder == "" && f.PathPrefix == "" && len(f.Tags) == 0 && f.ModifiedAfter.IsZero() && f.ModifiedBefore.IsZero()
+}
+
+// matchNote reports whether note n passes f; its chunks share its folder
+// and path.
+func (f Filters) matchNote(n *store.Note) bool {
+	if f.Folder != "" && n.Folder != strings.TrimRight(f.Folder, "/") {
+		return false
+	}
+	if f.PathPrefix != "" && !strings.HasPrefix(n.Path, f.PathPrefix) {
+		return false
+	}
+	for _, t := range f.Tags {
+		if !slices.Contains(n.Tags, strings.ToLower(strings.TrimPrefix(t, "#"))) {
+			return false
+		}
+	}
+	if !f.ModifiedAfter.IsZero() && !n.ModTime.After(f.ModifiedAfter) {
+		return false
+	}
+	if !f.ModifiedBefore.IsZero() && !n.ModTime.Before(f.ModifiedBefore) {
+		return false
+	}
+	return true
+}
