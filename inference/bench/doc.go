@@ -8,7 +8,7 @@
 // from the test vocabulary's words; every request generates exactly -gen
 // tokens greedily (end-of-generation tokens are ignored, so each run does the
 // same work). For each concurrency N in -conc, on one context with N
-// sequences (unified KV cache, n_batch -batch):
+// sequences (unified KV cache unless -kv-unified=false, n_batch -batch):
 //
 //   - scheduler: N requests submitted at once to a Scheduler with N slots;
 //   - serial: -serial requests one after another through the same
@@ -25,6 +25,11 @@
 // >= 0.98). With -embed it also measures embeddings/s of -prompt-token
 // inputs through an Embedder packing 1 and 32 inputs per decode, on a
 // generated embedding-shaped model (mean pooling).
+//
+// -q8 generates the model in Q8_0; -kv-unified=false gives each sequence
+// its own KV stream; -write-model only writes the generated model into
+// -dir (so a later run can pass it to -model); -log debug prints
+// llama.cpp's and ggml's own lines, such as their CUDA graph decisions.
 //
 // Usage:
 //
