@@ -9,6 +9,10 @@
 #   scripts/gpu-bench.sh cuda OUT       there: waits for it, the CUDA table
 #   scripts/gpu-bench.sh pipeline OUT LIB  there: the three model stages, batched vs serial
 #   BENCH_FLAGS=-q8 scripts/gpu-bench.sh cuda OUT   the tables with a Q8_0 model
+#   scripts/gpu-bench.sh cuda-pack OUT  there: the built library as xz parts
+#                                       (copy them here into .gpu/cu/)
+#   scripts/gpu-bench.sh cuda-unpack    there: the library from .gpu/cu/,
+#                                       instead of cuda-build (seconds, not minutes)
 #
 # Why a CUDA build of our own: the npm CUDA package is compiled with CUDA
 # 13.1 and carries no sm_90 code, and a CUDA 13.0 driver refuses its PTX.
@@ -75,6 +79,16 @@ cuda_lib() { # waits for the build
 	ls /tmp/cu/lib
 }
 
+cuda_pack() { # OUT: parts under the 16 MiB a file the device returns
+	tar cf - -C /tmp/cu lib | xz -T0 -6 | split -b 15M - "$1/cudalib.tar.xz."
+}
+
+cuda_unpack() {
+	mkdir -p /tmp/cu && rm -f /tmp/cu/failed
+	cat $G/cu/cudalib.tar.xz.* | xz -d | tar xf - -C /tmp/cu
+	touch /tmp/cu/done
+}
+
 cuda() {
 	local t0=$SECONDS
 	cuda_lib
@@ -93,7 +107,9 @@ case "${1:-}" in
 prepare) prepare ;;
 vulkan) vulkan "$2" ;;
 cuda-build) cuda_build ;;
+cuda-pack) cuda_pack "$2" ;;
+cuda-unpack) cuda_unpack ;;
 cuda) cuda "$2" ;;
 pipeline) gl; pipeline "$2" "$3" ;;
-*) sed -n '2,12p' "$0"; exit 2 ;;
+*) sed -n '2,16p' "$0"; exit 2 ;;
 esac
