@@ -12,17 +12,18 @@ import (
 // decodes each note it is asked about once.
 type scope struct {
 	filters Filters
+	prefix  string                 // filters.pathPrefix()
 	notes   map[string]*store.Note // read so far; nil for a note that is gone
 	// chunks, once readNotes has run with filters, is every chunk in
 	// scope, and summaries the summary of each of their notes that has one
 	// (all a hit takes from a note), by path. chunks nil means a chunk's
-	// note is read to tell.
+	// path, then its note, is read to tell.
 	chunks    map[uint64]struct{}
 	summaries map[string]string
 }
 
 func newScope(f Filters) *scope {
-	return &scope{filters: f, notes: map[string]*store.Note{}}
+	return &scope{filters: f, prefix: f.pathPrefix(), notes: map[string]*store.Note{}}
 }
 
 // readNotes reads up front the notes the filters may pass and keeps the
@@ -34,12 +35,8 @@ func (sc *scope) readNotes(tx *store.Tx) error {
 	if f.isZero() {
 		return nil
 	}
-	prefix := f.PathPrefix
-	if folder := strings.TrimRight(f.Folder, "/"); folder != "" && !strings.HasPrefix(prefix, folder+"/") {
-		prefix = folder + "/"
-	}
 	sc.chunks, sc.summaries = map[uint64]struct{}{}, map[string]string{}
-	return tx.ForEachNote(prefix, func(n *store.Note) error {
+	return tx.ForEachNote(sc.prefix, func(n *store.Note) error {
 		if !f.matchNote(n) {
 			return nil
 		}
@@ -78,6 +75,8 @@ func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (Hit, bool) {
 		if _, ok := sc.chunks[id]; !ok {
 			return Hit{}, false
 		}
+	} else if !sc.filters.isZero() && !sc.notePasses(tx, id) {
+		return Hit{}, false
 	}
 	c, err := tx.Chunk(id)
 	if err != nil {
@@ -87,19 +86,29 @@ func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (Hit, bool) {
 		return hitOf(c, sc.summaries[c.Path], score), true
 	}
 	n := sc.note(tx, c.Path)
-	if n == nil || !sc.filters.matchNote(n) {
+	if n == nil {
 		return Hit{}, false
 	}
 	return hitOf(c, n.Summary, score), true
 }
 
+// notePasses reports whether chunk id's note passes the filters, reading
+// the chunk's path alone: a narrow filter rejects most chunks, and most
+// by their path without their note.
+func (sc *scope) notePasses(tx *store.Tx, id uint64) bool {
+	path, err := tx.ChunkPath(id)
+	if err != nil || !strings.HasPrefix(path, sc.prefix) {
+		return false
+	}
+	n := sc.note(tx, path)
+	return n != nil && sc.filters.matchNote(n)
+}
+
+// note is the note at path, nil when it is gone or unreadable.
 func (sc *scope) note(tx *store.Tx, path string) *store.Note {
 	n, ok := sc.notes[path]
 	if !ok {
-		var err error
-		if n, err = tx.Note(path); err != nil {
-			n = nil
-		}
+		n, _ = tx.LookupNote(path)
 		sc.notes[path] = n
 	}
 	return n
@@ -107,6 +116,17 @@ func (sc *scope) note(tx *store.Tx, path string) *store.Note {
 
 func (f Filters) isZero() bool {
 	return f.Folder == "" && f.PathPrefix == "" && len(f.Tags) == 0 && f.ModifiedAfter.IsZero() && f.ModifiedBefore.IsZero()
+}
+
+// pathPrefix is what the path of every note f passes starts with: its path
+// prefix when that lies in its folder, else its folder's (a note lives
+// under its folder).
+func (f Filters) pathPrefix() string {
+	prefix := f.PathPrefix
+	if folder := strings.TrimRight(f.Folder, "/"); folder != "" && !strings.HasPrefix(prefix, folder+"/") {
+		prefix = folder + "/"
+	}
+	return prefix
 }
 
 // matchNote reports whether note n passes f; its chunks share its folder

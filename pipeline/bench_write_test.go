@@ -13,7 +13,7 @@ import (
 // commit them, over a store that does not fsync. Time varies with the
 // machine; allocs/op and B/op are the figures to compare between versions.
 //
-//	go test -run '^$' -bench 'Write|RemoveFolderOf|ForgetNote|Rename' -benchmem ./pipeline/
+//	go test -run '^$' -bench 'Write|RemoveFolderOf|ForgetNote|Rename|Reindex' -benchmem ./pipeline/
 
 // benchBatch is the number of notes committed in one transaction.
 const benchBatch = 64
@@ -164,5 +164,18 @@ func BenchmarkRenameNotes(b *testing.B) {
 			}
 		}
 		from, to = to, from
+	}
+}
+
+// BenchmarkReindexFolder marks the 500 notes of a folder for re-indexing
+// and queues them; their files are not on disk, so the walk finds none.
+func BenchmarkReindexFolder(b *testing.B) {
+	ix, root := benchWriter(b)
+	benchPut(b, ix, root, benchPaths(root, "r", 500), 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, err := ix.Reindex(bg, root); err != nil || n != 500 {
+			b.Fatalf("Reindex = %d, %v; want 500", n, err)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func (ti *testIndexer) waitIdle(t testing.TB) {
 func (ti *testIndexer) note(path string) *store.Note {
 	var n *store.Note
 	_ = ti.db.View(func(tx *store.Tx) error {
-		n, _ = tx.Note(path)
+		n, _ = tx.LookupNote(path)
 		return nil
 	})
 	return n

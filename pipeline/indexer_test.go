@@ -624,11 +624,49 @@ func TestReindex(t *testing.T) {
 	if n, err := ti.Reindex(bg, filepath.Join(dir, "sub")); err != nil || n != 1 {
 		t.Errorf("Reindex(sub) = %d, %v; want 1", n, err)
 	}
+	alpha := filepath.Join(dir, "alpha.md")
+	ti.waitIdle(t)
+	ids := ti.note(alpha).Chunks
+	if n, err := ti.Reindex(bg, alpha); err != nil || n != 1 {
+		t.Errorf("Reindex(alpha.md) = %d, %v; want 1", n, err)
+	}
+	ti.waitIdle(t)
+	if got := ti.note(alpha); got == nil || got.Size <= 0 || slices.Equal(got.Chunks, ids) {
+		t.Errorf("alpha.md after its own reindex: %+v; want re-chunked with its size back", got)
+	}
 	if _, err := ti.Reindex(bg, tempDir(t)); !errors.Is(err, ErrUnknownFolder) {
 		t.Errorf("Reindex(elsewhere): %v, want ErrUnknownFolder", err)
 	}
 	ti.waitIdle(t)
 	checkExactlyOnce(t, ti.db, 3)
+}
+
+// A file whose times changed but whose content did not has its note's size
+// and time updated in place, its chunks kept.
+func TestTouchedFileKeepsChunks(t *testing.T) {
+	dir := smallFolder(t)
+	db := openStore(t, filepath.Join(t.TempDir(), "memd.db"))
+	defer db.Close()
+	ti := &testIndexer{Indexer: NewIndexer(db, testConfig()), db: db}
+	ti.start(t)
+	addAndWait(t, ti, dir)
+	alpha := filepath.Join(dir, "alpha.md")
+	old := ti.note(alpha)
+	ti.stop()
+	when := old.ModTime.Add(time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(alpha, when, when); err != nil {
+		t.Fatal(err)
+	}
+	ti = &testIndexer{Indexer: NewIndexer(db, testConfig()), db: db}
+	ti.start(t) // its reconcile finds the new time
+	waitFor(t, "the new time", func() bool { return ti.note(alpha).ModTime.Equal(when) })
+	ti.waitIdle(t)
+	got := ti.note(alpha)
+	if got.Size != old.Size || got.Hash != old.Hash || !slices.Equal(got.Chunks, old.Chunks) || !got.IndexedAt.Equal(old.IndexedAt) {
+		t.Errorf("touched note %+v\nwant %+v with only its time changed", got, old)
+	}
+	ti.stop()
+	checkExactlyOnce(t, db, 3)
 }
 
 // TestAnalyzerChange checks that a store made by another analyzer version

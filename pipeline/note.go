@@ -162,9 +162,8 @@ func (p *preparer) gone(o outcome) outcome {
 func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err error) {
 	var candidates []*store.Note
 	err = p.ix.db.View(func(tx *store.Tx) error {
-		if n, err := tx.Note(path); err == nil {
-			stored = n
-		} else if !errors.Is(err, store.ErrNotFound) {
+		var err error
+		if stored, err = tx.LookupNote(path); err != nil {
 			return err
 		}
 		if stored != nil && stored.Hash == hash {
@@ -174,7 +173,7 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 			if other == path {
 				continue
 			}
-			if n, err := tx.Note(other); err == nil && n.Size >= 0 {
+			if n, _ := tx.LookupNote(other); n != nil && n.Size >= 0 {
 				candidates = append(candidates, n)
 			}
 		}

@@ -81,7 +81,7 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 	err := ix.db.Update(func(tx *store.Tx) error {
 		var notes []*store.Note
 		if single {
-			if n, err := tx.Note(p); err == nil {
+			if n, _ := tx.LookupNote(p); n != nil {
 				notes = append(notes, n)
 			}
 			if err := tx.DeleteSkip(p); err != nil {
@@ -100,7 +100,7 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 			}
 		}
 		for _, n := range notes {
-			if err := tx.TouchNote(n.Path, -1, time.Time{}); err != nil {
+			if err := tx.TouchNote(n, -1, time.Time{}); err != nil {
 				return err
 			}
 		}

@@ -322,15 +322,19 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		}
 		evs = append(evs, ev(EventSkipped))
 	case outRefresh:
-		if err := tx.TouchNote(j.Path, o.note.Size, o.note.ModTime); err != nil {
+		n, err := tx.Note(j.Path)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.TouchNote(n, o.note.Size, o.note.ModTime); err != nil {
 			return nil, err
 		}
 		if err := tx.DeleteSkip(j.Path); err != nil {
 			return nil, err
 		}
 	case outMove:
-		old, err := tx.Note(o.from)
-		if err != nil || old.Hash != o.note.Hash {
+		old, err := tx.LookupNote(o.from)
+		if err != nil || old == nil || old.Hash != o.note.Hash {
 			// The old note went in this batch: index this path in full.
 			o.retried = true
 			return nil, tx.RetryJob(j)

@@ -57,6 +57,21 @@ func (t *Tx) Chunk(id uint64) (*Chunk, error) {
 	return &c, nil
 }
 
+// ChunkPath returns the path of chunk id's note, or ErrNotFound. It reads
+// that field alone, not the chunk's text, for callers that keep or drop a
+// chunk by its note: a recall narrowed to a folder may drop most it ranks.
+func (t *Tx) ChunkPath(id uint64) (string, error) {
+	v := t.bucket(bucketChunks).Get(u64key(id))
+	if v == nil {
+		return "", fmt.Errorf("chunk %d: %w", id, ErrNotFound)
+	}
+	path, err := decodeChunkPath(v)
+	if err != nil {
+		return "", fmt.Errorf("chunk %d: %w", id, err)
+	}
+	return path, nil
+}
+
 // ForEachChunk calls fn for every chunk in id order.
 func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 	return t.bucket(bucketChunks).ForEach(func(k, v []byte) error {

@@ -72,17 +72,17 @@ func (t *Tx) putNoteRecord(n *Note) error {
 
 // Note returns the note stored at path, or ErrNotFound.
 func (t *Tx) Note(path string) (*Note, error) {
-	n, err := t.note(path)
+	n, err := t.LookupNote(path)
 	if n == nil && err == nil {
 		err = fmt.Errorf("note %s: %w", path, ErrNotFound)
 	}
 	return n, err
 }
 
-// note is Note for the write paths, where a miss is common (every new note
-// is looked up before it is written): a miss returns nil and no error, so
-// it builds no error message.
-func (t *Tx) note(path string) (*Note, error) {
+// LookupNote returns the note stored at path, or nil and no error when none
+// is. It is Note for callers to whom a miss is ordinary (every new note is
+// looked up before it is written), and builds no error for one.
+func (t *Tx) LookupNote(path string) (*Note, error) {
 	v := t.bucket(bucketNotes).Get([]byte(path))
 	if v == nil {
 		return nil, nil
@@ -130,7 +130,7 @@ func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
 // no note is stored at path it removes nothing and returns nil, like the
 // store's other deletes.
 func (t *Tx) DeleteNote(path string) (*Note, error) {
-	n, err := t.note(path)
+	n, err := t.LookupNote(path)
 	if n == nil || err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (t *Tx) DeleteNotesUnder(prefix string, removed func(n *Note)) error {
 	}
 	fps := t.VectorFingerprints()
 	for _, path := range paths {
-		n, err := t.note(path)
+		n, err := t.LookupNote(path)
 		if err != nil {
 			return err
 		}
@@ -238,13 +238,11 @@ func (t *Tx) CountNotes(prefix string) int {
 	return n
 }
 
-// TouchNote records a new size and modification time for the note at path
-// whose content did not change, without touching its chunks.
-func (t *Tx) TouchNote(path string, size int64, mtime time.Time) error {
-	n, err := t.Note(path)
-	if err != nil {
-		return err
-	}
+// TouchNote records a new size and modification time, in n and in the
+// store, for n, the note at n.Path as read in this transaction, whose
+// content did not change; its chunks are kept. It takes the note, not its
+// path, so a caller that has read it does not have it read twice.
+func (t *Tx) TouchNote(n *Note, size int64, mtime time.Time) error {
 	n.Size, n.ModTime = size, mtime
-	return t.bucket(bucketNotes).Put([]byte(path), encodeNote(n))
+	return t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n))
 }

@@ -217,3 +217,29 @@ func decodeChunk(v []byte, c *Chunk) error {
 		c.Summary = r.str()
 	})
 }
+
+// decodeChunkPath reads a chunk record's path, the field after its id, and
+// nothing past it. It picks the form itself rather than through
+// decodeRecord, whose reader escapes to the heap: a filtered recall reads
+// the path of every chunk it rejects.
+func decodeChunkPath(v []byte) (string, error) {
+	if len(v) > 0 && v[0] == '{' {
+		var c struct {
+			Path string `json:"path"`
+		}
+		if err := json.Unmarshal(v, &c); err != nil {
+			return "", err
+		}
+		return c.Path, nil
+	}
+	if len(v) == 0 || v[0] != recordBinary {
+		return "", errDamaged
+	}
+	r := recordReader{b: v[1:]}
+	r.uint()
+	path := r.str()
+	if r.err != nil {
+		return "", r.err
+	}
+	return path, nil
+}

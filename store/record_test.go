@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -93,6 +94,61 @@ func TestRecordsDamaged(t *testing.T) {
 			t.Fatalf("%s of an unknown form: %v", name, err)
 		}
 	}
+}
+
+// ChunkPath reads the path of either form of record; a record cut before
+// the end of its path, or of no known form, is an error, never a panic.
+func TestChunkPathRecords(t *testing.T) {
+	c := sampleChunk()
+	rec := encodeChunk(&c)
+	cj, _ := json.Marshal(&c)
+	for name, v := range map[string][]byte{"binary": rec, "JSON": cj} {
+		if p, err := decodeChunkPath(v); p != c.Path || err != nil {
+			t.Errorf("%s record: path %q, %v; want %q", name, p, err, c.Path)
+		}
+	}
+	pathEnd := len(binary.AppendUvarint(binary.AppendUvarint([]byte{recordBinary}, c.ID), uint64(len(c.Path)))) + len(c.Path)
+	for i := range pathEnd {
+		if p, err := decodeChunkPath(rec[:i]); !errors.Is(err, errDamaged) {
+			t.Fatalf("cut at %d of the path's %d bytes: %q, %v", i, pathEnd, p, err)
+		}
+	}
+	for i := pathEnd; i < len(rec); i++ { // the fields after the path are not read
+		if p, err := decodeChunkPath(rec[:i]); p != c.Path || err != nil {
+			t.Fatalf("cut at %d, past the path: %q, %v", i, p, err)
+		}
+	}
+	if _, err := decodeChunkPath(cj[:len(cj)/2]); err == nil {
+		t.Error("a cut JSON record decoded")
+	}
+	if _, err := decodeChunkPath([]byte{0x7f, 1, 2}); !errors.Is(err, errDamaged) {
+		t.Errorf("a record of an unknown form: %v", err)
+	}
+
+	db := openTest(t)
+	n := put(t, db, "/v/a.md", "aa", chunkOf("one"), chunkOf("two"))
+	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketChunks)
+		if err := b.Put(u64key(n.Chunks[0]), cj); err != nil {
+			return err
+		}
+		return b.Put(u64key(n.Chunks[1]), rec[:pathEnd-1])
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *Tx) error {
+		if p, err := tx.ChunkPath(n.Chunks[0]); p != c.Path || err != nil {
+			t.Errorf("stored JSON chunk: %q, %v", p, err)
+		}
+		_, err := tx.ChunkPath(n.Chunks[1])
+		if want := fmt.Sprintf("chunk %d: %v", n.Chunks[1], errDamaged); !errors.Is(err, errDamaged) || err.Error() != want {
+			t.Errorf("damaged chunk: %v, want %s", err, want)
+		}
+		if _, err := tx.ChunkPath(n.Chunks[1] + 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("missing chunk: %v", err)
+		}
+		return nil
+	})
 }
 
 // A schema 1 store (JSON records) opens as schema 2 with its notes intact.

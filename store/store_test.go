@@ -233,6 +233,9 @@ func TestMoveNoteKeepsChunks(t *testing.T) {
 		if _, err := tx.Note("/f/old.md"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("old path still stored")
 		}
+		if old, err := tx.LookupNote("/f/old.md"); old != nil || err != nil {
+			t.Errorf("LookupNote of the old path = %+v, %v; want nil, nil", old, err)
+		}
 		m, err := tx.Note("/f/new.md")
 		if err != nil || !slices.Equal(m.Chunks, n.Chunks) {
 			t.Fatalf("moved note %+v, %v; want chunks %v", m, err, n.Chunks)
@@ -240,6 +243,9 @@ func TestMoveNoteKeepsChunks(t *testing.T) {
 		c, _ := tx.Chunk(n.Chunks[0])
 		if c.Path != "/f/new.md" {
 			t.Errorf("chunk path %s after move", c.Path)
+		}
+		if p, err := tx.ChunkPath(n.Chunks[0]); p != "/f/new.md" || err != nil {
+			t.Errorf("ChunkPath after move = %q, %v", p, err)
 		}
 		if got := tx.NotesWithHash("abcd"); !slices.Equal(got, []string{"/f/new.md"}) {
 			t.Errorf("NotesWithHash after move = %v", got)
@@ -346,7 +352,11 @@ func TestTouchNoteAndSkipLookup(t *testing.T) {
 	n := put(t, db, "/f/a.md", "aa", chunkOf("one", "apple"))
 	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	err := db.Update(func(tx *Tx) error {
-		if err := tx.TouchNote("/f/a.md", 99, when); err != nil {
+		stored, err := tx.Note("/f/a.md")
+		if err != nil {
+			return err
+		}
+		if err := tx.TouchNote(stored, 99, when); err != nil {
 			return err
 		}
 		return tx.PutSkip(Skip{Path: "/f/b.bin", Reason: "binary"})
