@@ -33,11 +33,12 @@ var (
 	bucketJobPaths   = []byte("jobpaths")
 	bucketSkips      = []byte("skips")
 
-	allBuckets = [][]byte{bucketMeta, bucketFolders, bucketNotes, bucketHashes,
-		bucketChunks, bucketChunkTerms, bucketPostings, bucketJobs, bucketJobPaths, bucketSkips, bucketVectors}
-
 	keySchema = []byte("schema")
 )
+
+// bucketNames are the top-level buckets, created when the store opens.
+var bucketNames = [...][]byte{bucketMeta, bucketFolders, bucketNotes, bucketHashes,
+	bucketChunks, bucketChunkTerms, bucketPostings, bucketJobs, bucketJobPaths, bucketSkips, bucketVectors}
 
 // Options tune Open. The zero value is what the daemon uses.
 type Options struct {
@@ -89,7 +90,7 @@ func Open(path string, o Options) (*DB, error) {
 
 func (db *DB) migrate() error {
 	return db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
+		for _, name := range bucketNames {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
@@ -155,9 +156,26 @@ func (db *DB) Update(fn func(*Tx) error) error {
 type Tx struct {
 	tx       *bolt.Tx
 	postings *postingEdits
+	// opened holds the top-level buckets this transaction has opened. In a
+	// read transaction bbolt looks a bucket up and allocates it anew on
+	// every Bucket call, and a recall opens one for each chunk it reads.
+	// Top-level buckets are created at Open and never deleted, so one
+	// stays valid for the whole transaction.
+	opened [len(bucketNames)]*bolt.Bucket
 }
 
-func (t *Tx) bucket(name []byte) *bolt.Bucket { return t.tx.Bucket(name) }
+// bucket returns one of the top-level buckets (bucketMeta, bucketNotes, ...).
+func (t *Tx) bucket(name []byte) *bolt.Bucket {
+	for i, n := range bucketNames {
+		if &n[0] == &name[0] { // the package's own names, compared by identity
+			if t.opened[i] == nil {
+				t.opened[i] = t.tx.Bucket(name)
+			}
+			return t.opened[i]
+		}
+	}
+	return t.tx.Bucket(name)
+}
 
 // Meta returns the value stored under key in the meta bucket, or nil.
 func (t *Tx) Meta(key string) []byte {
