@@ -151,40 +151,46 @@ func encodeNote(n *Note) []byte {
 }
 
 func decodeNote(v []byte, n *Note) error {
-	return decodeRecord(v, n, func(r *recordReader) {
-		n.Path = r.str()
-		n.Folder = r.str()
-		n.Size = r.int()
-		n.ModTime = r.time()
-		n.Hash = r.str()
-		n.Title = r.str()
-		n.Tags = r.strs()
-		n.Links = r.strs()
-		n.Blocks = r.strs()
-		n.Summary = r.str()
-		n.Chunker = r.str()
-		n.IndexedAt = r.time()
-		n.Chunks = make([]uint64, r.count())
-		prev := uint64(0)
-		for i := range n.Chunks {
-			prev += uint64(r.int())
-			n.Chunks[i] = prev
-		}
-	})
+	r, isJSON, err := openRecord(v)
+	if isJSON {
+		return json.Unmarshal(v, n)
+	}
+	if err != nil {
+		return err
+	}
+	n.Path = r.str()
+	n.Folder = r.str()
+	n.Size = r.int()
+	n.ModTime = r.time()
+	n.Hash = r.str()
+	n.Title = r.str()
+	n.Tags = r.strs()
+	n.Links = r.strs()
+	n.Blocks = r.strs()
+	n.Summary = r.str()
+	n.Chunker = r.str()
+	n.IndexedAt = r.time()
+	n.Chunks = make([]uint64, r.count())
+	prev := uint64(0)
+	for i := range n.Chunks {
+		prev += uint64(r.int())
+		n.Chunks[i] = prev
+	}
+	return r.done()
 }
 
-// decodeRecord decodes a schema 1 JSON record into dst, or reads a binary
-// one with read.
-func decodeRecord(v []byte, dst any, read func(r *recordReader)) error {
+// openRecord says how a stored record is written: as schema 1's JSON
+// (isJSON, for encoding/json to read), or in binary, returning a reader
+// over its fields. Each decoder reads its fields itself rather than through
+// a callback, which would move the reader to the heap on every decode.
+func openRecord(v []byte) (r recordReader, isJSON bool, err error) {
 	if len(v) > 0 && v[0] == '{' {
-		return json.Unmarshal(v, dst)
+		return recordReader{}, true, nil
 	}
 	if len(v) == 0 || v[0] != recordBinary {
-		return errDamaged
+		return recordReader{}, false, errDamaged
 	}
-	r := recordReader{b: v[1:]}
-	read(&r)
-	return r.done()
+	return recordReader{b: v[1:]}, false, nil
 }
 
 func encodeChunk(c *Chunk) []byte {
@@ -204,26 +210,32 @@ func encodeChunk(c *Chunk) []byte {
 }
 
 func decodeChunk(v []byte, c *Chunk) error {
-	return decodeRecord(v, c, func(r *recordReader) {
-		c.ID = r.uint()
-		c.Path = r.str()
-		c.Folder = r.str()
-		c.Ordinal = r.small()
-		c.StartLine = r.small()
-		c.EndLine = r.small()
-		c.Heading = r.strs()
-		c.Title = r.str()
-		c.Text = r.str()
-		c.Summary = r.str()
-	})
+	r, isJSON, err := openRecord(v)
+	if isJSON {
+		return json.Unmarshal(v, c)
+	}
+	if err != nil {
+		return err
+	}
+	c.ID = r.uint()
+	c.Path = r.str()
+	c.Folder = r.str()
+	c.Ordinal = r.small()
+	c.StartLine = r.small()
+	c.EndLine = r.small()
+	c.Heading = r.strs()
+	c.Title = r.str()
+	c.Text = r.str()
+	c.Summary = r.str()
+	return r.done()
 }
 
 // decodeChunkPath reads a chunk record's path, the field after its id, and
-// nothing past it. It picks the form itself rather than through
-// decodeRecord, whose reader escapes to the heap: a filtered recall reads
-// the path of every chunk it rejects.
+// nothing past it: a filtered recall reads the path of every chunk it
+// rejects.
 func decodeChunkPath(v []byte) (string, error) {
-	if len(v) > 0 && v[0] == '{' {
+	r, isJSON, err := openRecord(v)
+	if isJSON {
 		var c struct {
 			Path string `json:"path"`
 		}
@@ -232,10 +244,9 @@ func decodeChunkPath(v []byte) (string, error) {
 		}
 		return c.Path, nil
 	}
-	if len(v) == 0 || v[0] != recordBinary {
-		return "", errDamaged
+	if err != nil {
+		return "", err
 	}
-	r := recordReader{b: v[1:]}
 	r.uint()
 	path := r.str()
 	if r.err != nil {
