@@ -153,7 +153,10 @@ func (r logitsRow) argmax() int32 {
 			best, top = t, l
 		}
 	})
-	return int32(max(best, 0))
+	if best < 0 { // nothing above -Inf: the first token that is a number
+		best = max(0, slices.IndexFunc(r.raw, func(l float32) bool { return l == l }))
+	}
+	return int32(best)
 }
 
 // candidates returns the tokens that survive top-k, sorted by logit,
@@ -197,7 +200,7 @@ func (s *sampler) candidates(r logitsRow) []candidate {
 		slices.SortStableFunc(c, func(a, b candidate) int { return cmp.Compare(b.logit, a.logit) })
 		c = c[:min(k, len(c))]
 	}
-	if len(c) == 0 { // every logit NaN: the first token, as greedy picks
+	if len(c) == 0 { // every logit NaN: token 0, as greedy picks
 		c = append(c, candidate{tok: 0})
 	}
 	s.cands = c
@@ -205,10 +208,15 @@ func (s *sampler) candidates(r logitsRow) []candidate {
 }
 
 // insertTop puts x into c, sorted by logit highest first and holding at
-// most k, ahead of any equal logit; the last one drops out when c is full.
+// most k, after any equal logit (as the stable sort of the other path
+// orders ties: earlier tokens first); the last one drops out when c is
+// full.
 func insertTop(c []candidate, k int, x candidate) []candidate {
 	at, _ := slices.BinarySearchFunc(c, x.logit, func(a candidate, l float32) int {
-		return cmp.Compare(l, a.logit)
+		if a.logit >= l {
+			return -1
+		}
+		return 1
 	})
 	if len(c) < k {
 		c = append(c, candidate{})

@@ -247,3 +247,28 @@ func TestSamplerSkipsNaN(t *testing.T) {
 		t.Fatalf("all NaN: token %d, want 0", tok)
 	}
 }
+
+// The kept-list top-k (k < n/4) and the full sort give the same
+// candidates in the same order, ties included (earlier tokens first), so
+// a seeded draw does not depend on which path k takes.
+func TestTopKPathsAgreeOnTies(t *testing.T) {
+	const n = 400
+	levels := []float32{-1, 0, 0.5, 1, float32(math.Inf(-1))}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 50 {
+		row := make([]float32, n)
+		for i := range row {
+			row[i] = levels[rng.IntN(len(levels))]
+		}
+		for _, k := range []int{1, 3, 17, n/4 - 1} {
+			kept := slices.Clone(newSampler(Sampling{Temperature: 1, TopK: k}, nil).candidates(logitsRow{raw: row}))
+			full := newSampler(Sampling{Temperature: 1}, nil).candidates(logitsRow{raw: row})[:k]
+			for i := range kept {
+				if kept[i].tok != full[i].tok || kept[i].logit != full[i].logit {
+					t.Fatalf("trial %d, k=%d: candidate %d is token %d (%v), the full sort's is %d (%v)",
+						trial, k, i, kept[i].tok, kept[i].logit, full[i].tok, full[i].logit)
+				}
+			}
+		}
+	}
+}

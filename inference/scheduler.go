@@ -385,8 +385,9 @@ type logitRow struct {
 // step builds and runs one Decode: every decoding row's next token, then
 // prefill pieces of rows still reading their prompt, best first, within
 // the batch budget. The batch lists its rows in sequence order: with one
-// KV stream per sequence llama.cpp keeps a step in one ubatch only when
-// its sequences come in increasing order, one after another.
+// KV stream per sequence (not memd's default) llama.cpp groups a step's
+// sequences into one ubatch only while their ids are consecutive and
+// increasing, so any other order splits it further than it must.
 func (s *Scheduler) step() {
 	s.batch, s.outs, s.rows, s.prefill = s.batch[:0], s.outs[:0], s.rows[:0], s.prefill[:0]
 	candidates := s.slots
@@ -530,8 +531,11 @@ func (s *Scheduler) decodeFailed(err error, prefilled int) {
 		s.finish(s.rows[0], FinishError, fmt.Errorf("decode step: %w", err))
 		return
 	}
-	// Find the culprit: the next steps decode these rows one at a time.
+	// Find the culprit: the next steps decode these rows one at a time,
+	// most urgent first (s.rows is in sequence order).
+	first := len(s.suspects)
 	s.suspects = append(s.suspects, s.rows...)
+	sortRows(s.suspects[first:])
 }
 
 // nextSuspect returns the next row still running of those whose shared

@@ -28,7 +28,14 @@ func newTestScheduler(t *testing.T, f *fakeModel, cfg SchedulerConfig) *Schedule
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		s.Close()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.outOfOrder > 0 {
+			t.Errorf("%d batches listed a sequence after a higher one", f.outOfOrder)
+		}
+	})
 	return s
 }
 
@@ -215,8 +222,8 @@ func TestSchedulerPrefillsInChunksBesideDecoders(t *testing.T) {
 }
 
 // A slot freed below a decoding row and taken by a new prompt: the step
-// still lists seq 0's prefill before seq 1's token (the fake rejects
-// batches out of sequence order).
+// still lists seq 0's prefill before seq 1's token (newTestScheduler's
+// cleanup fails a test whose batches are out of sequence order).
 func TestSchedulerBatchInSequenceOrder(t *testing.T) {
 	f := newFakeModel(2, 8)
 	f.delay = time.Millisecond

@@ -24,9 +24,8 @@ type modelVocab struct {
 	// a chunk is allocated when its first entry is filled.
 	pieces []atomic.Pointer[[pieceChunk]string]
 
-	mu    sync.Mutex // serializes fills
-	used  uint32     // entries filled
-	bytes int        // their pieces' length
+	mu   sync.Mutex // serializes fills
+	used uint32     // entries filled
 }
 
 // pieceChunk is how many pieces one allocation of the cache holds.
@@ -87,19 +86,10 @@ func (v *modelVocab) fill(tok int32) uint32 {
 		v.pieces[e/pieceChunk].Store(chunk)
 	}
 	chunk[e%pieceChunk] = piece
-	v.bytes += len(piece)
 	s := (e + 1) << 1
 	if eog {
 		s |= 1
 	}
 	v.tokens[tok].Store(s)
 	return s
-}
-
-// sizeBytes is the memory the cache holds.
-func (v *modelVocab) sizeBytes() int {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	chunks := int(v.used+pieceChunk-1) / pieceChunk
-	return 4*len(v.tokens) + 8*len(v.pieces) + chunks*pieceChunk*16 + v.bytes
 }

@@ -62,6 +62,11 @@ func TestModelVocabMatchesLlama(t *testing.T) {
 		if v.used != uint32(n) {
 			t.Errorf("%s: %d cache entries for %d tokens", path, v.used, n)
 		}
-		t.Logf("%s: %d tokens, cache %d bytes", path, n, v.sizeBytes())
+		chunks := (n + pieceChunk - 1) / pieceChunk
+		size := 4*len(v.tokens) + 8*len(v.pieces) + chunks*pieceChunk*16
+		for tok := range int32(n) {
+			size += len(v.Piece(tok))
+		}
+		t.Logf("%s: %d tokens, cache %d bytes", path, n, size)
 	}
 }

@@ -65,8 +65,8 @@ func main() {
 
 func run(o options) error {
 	if o.writeModel {
-		if o.dir == "" {
-			return fmt.Errorf("-write-model needs -dir")
+		if o.dir == "" || o.model != "" {
+			return fmt.Errorf("-write-model needs -dir and writes a generated model, so not with -model")
 		}
 		if err := os.MkdirAll(o.dir, 0o755); err != nil {
 			return err
