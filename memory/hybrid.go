@@ -53,9 +53,12 @@ func QueryText(info inference.ModelInfo, q string) string {
 // alone with a warning. Both lists rank chunk ids only; chunks are read
 // from the store for the hits returned, not for every candidate.
 //
-// One read transaction spans ranking (while the query embeds), the wait
-// for the query's vector (at most queryEmbedTimeout) and reading the hits,
-// so the lists and the hits see one snapshot and each note is decoded once.
+// BM25 ranks in a read transaction of its own while the query embeds;
+// the wait for the query's vector (at most queryEmbedTimeout) holds none,
+// since an open bbolt reader stalls any commit that grows the file and,
+// behind it, every other transaction. A second read transaction then
+// scopes, fuses and reads the hits, decoding each note once; a chunk that
+// went between the two is skipped.
 func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms []string, qtf map[string]int,
 	k int, r RecallRequest, res *RecallResult) error {
 	depth, want := s.fusion.depth(k), s.hitsWanted(k)
@@ -67,18 +70,22 @@ func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms 
 	}()
 	defer func() { <-embedded }() // the goroutine ends with the recall, whatever fails
 
+	var scores []scored
+	if err := s.db.View(func(tx *store.Tx) error {
+		var err error
+		scores, err = s.bm25.rank(tx, terms, qtf)
+		return err
+	}); err != nil {
+		return err
+	}
+	<-embedded
 	return s.db.View(func(tx *store.Tx) error {
-		scores, err := s.bm25.rank(tx, terms, qtf)
-		if err != nil {
-			return err
-		}
 		sc := newScope(r.Filters)
 		if err := sc.readNotes(tx); err != nil {
 			return err
 		}
 		scores = sc.keep(scores)
 		bm := fusedList{name: "bm25", weight: s.fusion.BM25Weight, entries: topRanked(scores, depth)}
-		<-embedded
 		if vec.err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -85,7 +85,7 @@ func (s *Service) hitsWanted(k int) int {
 // bm25Hits is the best n chunks of ranked in sc as hits, best first, scored
 // by BM25. It sorts only as deep as the filters make it go: when they
 // reject too many, it goes on below the last chunk it read, so no chunk is
-// read twice. ranked is reordered.
+// read twice. ranked is consumed: its contents are overwritten.
 func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []Hit {
 	hits := make([]Hit, 0, min(n, len(ranked)))
 	rest := ranked

@@ -60,7 +60,7 @@ func (sc *scope) accepts() func(chunk uint64) bool {
 }
 
 // keep drops from scores, in place, the chunks readNotes found out of
-// scope.
+// scope; scores itself is overwritten.
 func (sc *scope) keep(scores []scored) []scored {
 	if sc.chunks == nil {
 		return scores

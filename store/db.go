@@ -151,8 +151,9 @@ func (db *DB) Update(fn func(*Tx) error) error {
 	})
 }
 
-// Tx is a transaction. It must not be used after the function given to View
-// or Update returns.
+// Tx is a transaction. It belongs to the goroutine running the function
+// given to View or Update, and must not be used after that function
+// returns.
 type Tx struct {
 	tx       *bolt.Tx
 	postings *postingEdits

@@ -134,7 +134,7 @@ func (t *Tx) DeleteNote(path string) (*Note, error) {
 	if n == nil || err != nil {
 		return nil, err
 	}
-	return n, t.deleteNote(n, t.VectorFingerprints())
+	return n, t.deleteNote(path, n, t.VectorFingerprints())
 }
 
 // DeleteNotesUnder removes, as DeleteNote does, every note whose path starts
@@ -155,7 +155,7 @@ func (t *Tx) DeleteNotesUnder(prefix string, removed func(n *Note)) error {
 		if err != nil {
 			return err
 		}
-		if err := t.deleteNote(n, fps); err != nil {
+		if err := t.deleteNote(path, n, fps); err != nil {
 			return err
 		}
 		removed(n)
@@ -163,9 +163,10 @@ func (t *Tx) DeleteNotesUnder(prefix string, removed func(n *Note)) error {
 	return nil
 }
 
-// deleteNote removes n, as stored, with its chunks, postings and vectors
-// under fps.
-func (t *Tx) deleteNote(n *Note, fps []string) error {
+// deleteNote removes n, the note stored under key, with its chunks,
+// postings and vectors under fps. It deletes by key, not by n.Path: a
+// damaged record's own path must not make it delete another note.
+func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	var length int64
 	for _, id := range n.Chunks {
 		l, err := t.deleteChunk(id, fps)
@@ -174,10 +175,10 @@ func (t *Tx) deleteNote(n *Note, fps []string) error {
 		}
 		length += int64(l)
 	}
-	if err := t.bucket(bucketNotes).Delete([]byte(n.Path)); err != nil {
+	if err := t.bucket(bucketNotes).Delete([]byte(key)); err != nil {
 		return err
 	}
-	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, n.Path)); err != nil {
+	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, key)); err != nil {
 		return err
 	}
 	if err := t.addCounter(counterNotes, -1); err != nil {

@@ -458,3 +458,37 @@ func TestDeleteNotesUnderLeavesStoreAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// A note record whose own path names another note (a damaged record) is
+// deleted by the key it is stored under: the other note stays whole.
+func TestDeleteNoteByKeyNotRecordPath(t *testing.T) {
+	db := openTest(t)
+	a := put(t, db, "/v/a.md", "aa", chunkOf("one", "alpha"))
+	b := put(t, db, "/v/b.md", "bb", chunkOf("two", "beta"))
+	liar := *a
+	liar.Path = b.Path
+	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketNotes).Put([]byte(a.Path), encodeNote(&liar))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *Tx) error { _, err := tx.DeleteNote(a.Path); return err }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *Tx) error {
+		if n, _ := tx.LookupNote(a.Path); n != nil {
+			t.Errorf("%s still stored", a.Path)
+		}
+		n, err := tx.LookupNote(b.Path)
+		if n == nil || err != nil || len(n.Chunks) != 1 || n.Chunks[0] != b.Chunks[0] {
+			t.Errorf("%s after deleting %s: %+v, %v", b.Path, a.Path, n, err)
+		}
+		if got := tx.NotesWithHash("bb"); len(got) != 1 || got[0] != b.Path {
+			t.Errorf("hash index of %s: %v", b.Path, got)
+		}
+		return nil
+	})
+	if got := postings(t, db, "beta"); len(got) != 1 {
+		t.Errorf("postings of beta: %v", got)
+	}
+}

@@ -92,11 +92,7 @@ func (t *Tx) PutVector(fingerprint string, chunk uint64, v []float32) error {
 			return fmt.Errorf("put vector of chunk %d: component %d is %v; the embedder returned a broken vector", chunk, i, x)
 		}
 	}
-	root, err := t.tx.CreateBucketIfNotExists(bucketVectors)
-	if err != nil {
-		return fmt.Errorf("put vector of chunk %d: %w", chunk, err)
-	}
-	b, err := root.CreateBucketIfNotExists([]byte(fingerprint))
+	b, err := t.bucket(bucketVectors).CreateBucketIfNotExists([]byte(fingerprint))
 	if err != nil {
 		return fmt.Errorf("put vector of chunk %d: %w", chunk, err)
 	}
@@ -171,12 +167,8 @@ func (t *Tx) VectorCount(fingerprint string) int {
 // VectorFingerprints lists the embedder fingerprints that have a vector
 // bucket, in byte order.
 func (t *Tx) VectorFingerprints() []string {
-	root := t.bucket(bucketVectors)
-	if root == nil {
-		return nil
-	}
 	var out []string
-	_ = root.ForEachBucket(func(k []byte) error {
+	_ = t.bucket(bucketVectors).ForEachBucket(func(k []byte) error {
 		out = append(out, string(k))
 		return nil
 	})
@@ -197,9 +189,8 @@ func (t *Tx) DropVectors(fingerprint string) error {
 }
 
 func (t *Tx) vectorBucket(fingerprint string) *bolt.Bucket {
-	root := t.bucket(bucketVectors)
-	if root == nil || fingerprint == "" {
+	if fingerprint == "" {
 		return nil
 	}
-	return root.Bucket([]byte(fingerprint))
+	return t.bucket(bucketVectors).Bucket([]byte(fingerprint))
 }
