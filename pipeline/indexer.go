@@ -136,13 +136,13 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	return fw.Close()
 }
 
-// startUp loads the folders, re-indexes after an analyzer change and opens
-// the file watcher.
+// startUp loads the folders, re-indexes after a change of the indexing
+// rules and opens the file watcher.
 func (ix *Indexer) startUp(ctx context.Context) (*fsnotify.Watcher, error) {
 	if err := ix.loadFolders(); err != nil {
 		return nil, fmt.Errorf("read registered folders: %w", err)
 	}
-	if err := ix.checkAnalyzer(ctx); err != nil {
+	if err := ix.checkVersions(ctx); err != nil {
 		return nil, err
 	}
 	if err := ix.checkModels(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -669,9 +670,18 @@ func TestTouchedFileKeepsChunks(t *testing.T) {
 	checkExactlyOnce(t, db, 3)
 }
 
-// TestAnalyzerChange checks that a store made by another analyzer version
-// is re-indexed at start.
-func TestAnalyzerChange(t *testing.T) {
+// TestIndexVersionChange checks that a store made by another version of
+// the analyzer, the parser or the chunker, or before one's version was
+// recorded, is re-indexed at start.
+func TestIndexVersionChange(t *testing.T) {
+	for _, v := range indexVersions {
+		for _, stored := range []string{"0", ""} {
+			t.Run(fmt.Sprintf("%s=%q", v.key, stored), func(t *testing.T) { testIndexVersionChange(t, v.key, stored) })
+		}
+	}
+}
+
+func testIndexVersionChange(t *testing.T, key, stored string) {
 	dir := smallFolder(t)
 	path := filepath.Join(t.TempDir(), "memd.db")
 	db := openStore(t, path)
@@ -681,14 +691,23 @@ func TestAnalyzerChange(t *testing.T) {
 	alpha := filepath.Join(dir, "alpha.md")
 	old := ti.note(alpha).Chunks
 	ti.stop()
-	if err := db.Update(func(tx *store.Tx) error { return tx.SetMeta(analyzerMetaKey, []byte("0")) }); err != nil {
+	if err := db.Update(func(tx *store.Tx) error { return tx.SetMeta(key, []byte(stored)) }); err != nil {
 		t.Fatal(err)
 	}
 	ti = &testIndexer{Indexer: NewIndexer(db, testConfig()), db: db}
 	ti.start(t)
 	ti.waitIdle(t)
 	if got := ti.note(alpha).Chunks; slices.Equal(got, old) {
-		t.Errorf("chunks %v unchanged after an analyzer change", got)
+		t.Errorf("chunks %v unchanged after %s went from %q", got, key, stored)
+	}
+	ti.stop()
+	// Recorded now: the next start re-indexes nothing.
+	again := ti.note(alpha).Chunks
+	ti = &testIndexer{Indexer: NewIndexer(db, testConfig()), db: db}
+	ti.start(t)
+	ti.waitIdle(t)
+	if got := ti.note(alpha).Chunks; !slices.Equal(got, again) {
+		t.Errorf("chunks %v changed to %v on a start with nothing changed", again, got)
 	}
 	ti.stop()
 	db.Close()

@@ -11,12 +11,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memd-dev/memd/pipeline/chunk"
+	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/store/lexical"
 )
 
-// analyzerMetaKey holds the lexical.Version the stored terms were made with.
-const analyzerMetaKey = "lexical.version"
+// indexVersions are the versions of the code that turns a file into what
+// the store holds, each under its meta key. A store whose notes were made
+// under any other (or, for a key it lacks, before the key existed) is
+// re-indexed at start.
+var indexVersions = []struct {
+	key, what string
+	version   int
+}{
+	{"lexical.version", "lexical analyzer", lexical.Version},
+	{"parse.version", "note parser", parse.Version},
+	{"chunk.version", "heuristic chunker", chunk.Version},
+}
 
 // Reindex queues every note file under path again, bypassing the unchanged
 // check, and returns how many paths it queued. path is a registered folder,
@@ -180,26 +192,37 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	return nil
 }
 
-// checkAnalyzer re-indexes everything when the stored terms were made by
-// another version of the lexical analyzer, then records this version.
-func (ix *Indexer) checkAnalyzer(ctx context.Context) error {
-	want := strconv.Itoa(lexical.Version)
-	var got string
+// checkVersions re-indexes everything when the stored notes were made by
+// another version of the analyzer, parser or chunker, then records these.
+func (ix *Indexer) checkVersions(ctx context.Context) error {
+	var changed []string
 	var notes int
 	if err := ix.db.View(func(tx *store.Tx) error {
-		got, notes = string(tx.Meta(analyzerMetaKey)), tx.Counts().Notes
+		for _, v := range indexVersions {
+			if got, want := string(tx.Meta(v.key)), strconv.Itoa(v.version); got != want {
+				changed = append(changed, fmt.Sprintf("%s %q to %s", v.what, got, want))
+			}
+		}
+		notes = tx.Counts().Notes
 		return nil
 	}); err != nil {
 		return err
 	}
-	if got == want {
+	if len(changed) == 0 {
 		return nil
 	}
 	if notes > 0 {
-		ix.log.Info("lexical analyzer changed; re-indexing every note", "from", got, "to", want)
+		ix.log.Info("indexing rules changed; re-indexing every note", "changed", strings.Join(changed, ", "))
 		if _, err := ix.Reindex(ctx, ""); err != nil {
-			return fmt.Errorf("re-index for analyzer version %s: %w", want, err)
+			return fmt.Errorf("re-index for new indexing rules (%s): %w", strings.Join(changed, ", "), err)
 		}
 	}
-	return ix.db.Update(func(tx *store.Tx) error { return tx.SetMeta(analyzerMetaKey, []byte(want)) })
+	return ix.db.Update(func(tx *store.Tx) error {
+		for _, v := range indexVersions {
+			if err := tx.SetMeta(v.key, []byte(strconv.Itoa(v.version))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

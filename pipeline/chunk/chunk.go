@@ -57,6 +57,11 @@ type Chunk struct {
 	Text string
 }
 
+// Version names the heuristic chunker's rules. It is bumped whenever a
+// change would cut some note differently, and the store re-indexes on a
+// change. 2: the token estimate counts U+30FC (ー) as dense script.
+const Version = 2
+
 // Heuristic cuts a note into chunks. The chunks are in order and cover
 // every block except front matter exactly once; a block is split across
 // chunks only when it alone is over MaxTokens, and then at line boundaries

@@ -5,4 +5,7 @@
 //
 // It imports no memd package except pipeline/parse and store/lexical, whose
 // table of scripts written without spaces the token estimate shares.
+//
+// Version names the heuristic's rules; a store made under another Version
+// is re-indexed when memd starts.
 package chunk

@@ -6,4 +6,7 @@
 // The block parser is hand-written and line-based rather than a CommonMark
 // library, because memd needs exact line spans and lenience over fidelity.
 // It imports no memd package.
+//
+// Version names the parsing rules; a store made under another Version is
+// re-indexed when memd starts.
 package parse

@@ -113,6 +113,12 @@ type Note struct {
 	Blocks []Block
 }
 
+// Version names the parsing rules. It is bumped whenever a change would
+// give some note other blocks, spans, tags or links, and the store
+// re-indexes on a change. 2: fences inside list items and quotes hold
+// their lines, and tags and links skip exactly the fences found.
+const Version = 2
+
 // Parse parses a note. The path gives the format (FormatOf; an unknown
 // extension is read as Text) and the fallback title; content is not read
 // from disk. It returns ErrBinary or ErrNotUTF8 for content that is not
