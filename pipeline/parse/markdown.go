@@ -175,7 +175,7 @@ func (p *mdParser) quote(i int) int {
 		}
 	}
 	p.add(Quote, depth, i, j-1, "")
-	p.quoteFences(i, j-1)
+	p.quoteFences(i, j-1, false)
 	return j
 }
 
@@ -183,10 +183,19 @@ func (p *mdParser) quote(i int) int {
 // start..end. A fence opens after a line's quote markers (and a list
 // marker, for a list inside the quote), closes by fence.closedBy on a line
 // with as many markers, and otherwise ends where those lines end, as the
-// quote holding it does in CommonMark.
-func (p *mdParser) quoteFences(start, end int) {
+// quote holding it does in CommonMark. inItem says the quote sits inside a
+// list item, indented to the item's content: its lines' indentation is
+// the item's, not the quote's.
+func (p *mdParser) quoteFences(start, end int, inItem bool) {
+	line := func(i int) string {
+		if inItem {
+			_, rest := indentOf(p.lines[i])
+			return rest
+		}
+		return p.lines[i]
+	}
 	for i := start; i <= end; i++ {
-		depth, content := stripQuotes(p.lines[i], len(p.lines[i]))
+		depth, content := stripQuotes(line(i), len(p.lines[i]))
 		ind, rest := indentOf(content)
 		if depth == 0 || ind >= 4 || rest == "" {
 			continue
@@ -203,7 +212,7 @@ func (p *mdParser) quoteFences(start, end int) {
 		f.indent = col
 		last := i
 		for last < end {
-			d, c := stripQuotes(p.lines[last+1], depth)
+			d, c := stripQuotes(line(last+1), depth)
 			if d < depth {
 				break
 			}
@@ -250,6 +259,21 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 			f.indent = lind
 			end = p.innerFence(j, f)
 			j = end
+			continue
+		}
+		if lind > ind && rest[0] == '>' {
+			// A quote inside the item: its lines, to the first that is
+			// blank, less indented or not quoted, may hold fences.
+			k := j
+			for k+1 < len(p.lines) {
+				kind, krest := indentOf(p.lines[k+1])
+				if kind <= ind || krest == "" || krest[0] != '>' {
+					break
+				}
+				k++
+			}
+			p.quoteFences(j, k, true)
+			end, j = k, k
 			continue
 		}
 		if lind > ind {

@@ -156,6 +156,10 @@ func TestFencedTagsFollowTheBlocks(t *testing.T) {
 			[]string{"quote:1-3"}, []string{"out"}},
 		{"fence after a list marker in a quote", "> - ```\n>   #in\n>   ```\n> - #out\n",
 			[]string{"quote:1-4"}, []string{"out"}},
+		{"fence in a quote in a list item", "- item\n  > ```\n  > #in\n  > ```\n  > #out\n",
+			[]string{"list:1-5"}, []string{"out"}},
+		{"fence in a quote after a blank line in a list item", "- item #out\n\n  > ```\n  > #in\n  > ```\n",
+			[]string{"list:1-5"}, []string{"out"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
