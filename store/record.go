@@ -151,11 +151,8 @@ func encodeNote(n *Note) []byte {
 }
 
 func decodeNote(v []byte, n *Note) error {
-	r, isJSON, err := openRecord(v)
-	if isJSON {
-		return json.Unmarshal(v, n)
-	}
-	if err != nil {
+	r, binary, err := openRecord(v, n)
+	if !binary {
 		return err
 	}
 	n.Path = r.str()
@@ -179,18 +176,19 @@ func decodeNote(v []byte, n *Note) error {
 	return r.done()
 }
 
-// openRecord says how a stored record is written: as schema 1's JSON
-// (isJSON, for encoding/json to read), or in binary, returning a reader
-// over its fields. Each decoder reads its fields itself rather than through
-// a callback, which would move the reader to the heap on every decode.
-func openRecord(v []byte) (r recordReader, isJSON bool, err error) {
+// openRecord reads a stored record as it is written: schema 1's JSON it
+// decodes into jsonDst itself (binary false, with its error), and for a
+// binary one it returns a reader over the fields (binary true). Each
+// decoder reads its fields itself rather than through a callback, which
+// would move the reader to the heap on every decode.
+func openRecord(v []byte, jsonDst any) (r recordReader, binary bool, err error) {
 	if len(v) > 0 && v[0] == '{' {
-		return recordReader{}, true, nil
+		return recordReader{}, false, json.Unmarshal(v, jsonDst)
 	}
 	if len(v) == 0 || v[0] != recordBinary {
 		return recordReader{}, false, errDamaged
 	}
-	return recordReader{b: v[1:]}, false, nil
+	return recordReader{b: v[1:]}, true, nil
 }
 
 func encodeChunk(c *Chunk) []byte {
@@ -210,11 +208,8 @@ func encodeChunk(c *Chunk) []byte {
 }
 
 func decodeChunk(v []byte, c *Chunk) error {
-	r, isJSON, err := openRecord(v)
-	if isJSON {
-		return json.Unmarshal(v, c)
-	}
-	if err != nil {
+	r, binary, err := openRecord(v, c)
+	if !binary {
 		return err
 	}
 	c.ID = r.uint()
@@ -234,16 +229,16 @@ func decodeChunk(v []byte, c *Chunk) error {
 // nothing past it: a filtered recall reads the path of every chunk it
 // rejects.
 func decodeChunkPath(v []byte) (string, error) {
-	r, isJSON, err := openRecord(v)
-	if isJSON {
+	if len(v) > 0 && v[0] == '{' {
+		// Read here rather than by openRecord, whose JSON destination
+		// would be allocated for binary records too.
 		var c struct {
 			Path string `json:"path"`
 		}
-		if err := json.Unmarshal(v, &c); err != nil {
-			return "", err
-		}
-		return c.Path, nil
+		err := json.Unmarshal(v, &c)
+		return c.Path, err
 	}
+	r, _, err := openRecord(v, nil)
 	if err != nil {
 		return "", err
 	}
