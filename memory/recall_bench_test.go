@@ -63,7 +63,7 @@ func benchStore(b *testing.B, n int) *store.DB {
 							Terms: termFreqs(text)})
 					}
 					note := &store.Note{Path: fmt.Sprintf("/bench/%07d.md", i), Folder: "/bench", Hash: fmt.Sprint(i, rng.Int())}
-					if err := tx.PutNote(note, chunks); err != nil {
+					if _, err := tx.PutNote(note, chunks); err != nil {
 						return err
 					}
 				}

@@ -40,7 +40,7 @@ func storeWith(t testing.TB, notes ...testNote) *store.DB {
 			}
 			note := &store.Note{Path: n.path, Folder: filepath.Dir(n.path), Hash: n.path, Tags: n.tags,
 				ModTime: n.mtime, Summary: "summary of " + filepath.Base(n.path)}
-			if err := tx.PutNote(note, chunks); err != nil {
+			if _, err := tx.PutNote(note, chunks); err != nil {
 				return err
 			}
 		}

@@ -144,7 +144,7 @@ func sciFactStore(t *testing.T, path string) (*store.DB, map[uint64]string) {
 				}
 			}
 			note := &store.Note{Path: "/scifact/" + d.ID + ".md", Folder: "/scifact", Hash: d.ID, Title: d.Title}
-			if err := tx.PutNote(note, []store.NewChunk{{Chunk: store.Chunk{Text: text, Title: d.Title, StartLine: 1, EndLine: 1}, Terms: terms}}); err != nil {
+			if _, err := tx.PutNote(note, []store.NewChunk{{Chunk: store.Chunk{Text: text, Title: d.Title, StartLine: 1, EndLine: 1}, Terms: terms}}); err != nil {
 				return err
 			}
 		}

@@ -51,8 +51,12 @@ func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
 }
 
 // noteRemoved records a deleted note: its chunks are removed for the vector
-// sink and it no longer counts for its chunker.
+// sink and it no longer counts for its chunker. A nil n (nothing was
+// stored there) records nothing.
 func (e *txEffects) noteRemoved(n *store.Note) {
+	if n == nil {
+		return
+	}
 	e.removed = append(e.removed, n.Chunks...)
 	e.chunker(n.Chunker, -1)
 }

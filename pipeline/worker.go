@@ -339,12 +339,11 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 			o.retried = true
 			return nil, tx.RetryJob(j)
 		}
-		if _, err := removeNote(tx, j.Path, eff); err != nil {
+		replaced, err := tx.MoveNote(old, o.note)
+		if err != nil {
 			return nil, err
 		}
-		if err := tx.MoveNote(old, o.note); err != nil {
-			return nil, err
-		}
+		eff.noteRemoved(replaced)
 		if err := tx.DeleteSkip(j.Path); err != nil {
 			return nil, err
 		}
@@ -359,12 +358,11 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		if forgottenSince(tx, j.Path, o.staged) {
 			break // forgotten while the model stages ran
 		}
-		if _, err := removeNote(tx, j.Path, eff); err != nil {
+		replaced, err := tx.PutNote(o.note, o.chunks)
+		if err != nil {
 			return nil, err
 		}
-		if err := tx.PutNote(o.note, o.chunks); err != nil {
-			return nil, err
-		}
+		eff.noteRemoved(replaced)
 		eff.chunker(o.note.Chunker, 1)
 		if err := putVectors(tx, o, eff); err != nil {
 			return nil, err

@@ -26,11 +26,12 @@ type Note struct {
 }
 
 // PutNote replaces everything stored of n.Path (note, chunks, postings) with
-// n and chunks, in this transaction. Chunk ids are assigned here and written
-// back into n.Chunks and each chunk.
-func (t *Tx) PutNote(n *Note, chunks []NewChunk) error {
-	if _, err := t.DeleteNote(n.Path); err != nil {
-		return err
+// n and chunks, in this transaction, and returns the note it replaced (nil
+// if none). Chunk ids are assigned here and written back into n.Chunks and
+// each chunk.
+func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
+	if replaced, err = t.DeleteNote(n.Path); err != nil {
+		return nil, err
 	}
 	cb := t.bucket(bucketChunks)
 	n.Chunks = n.Chunks[:0]
@@ -39,28 +40,28 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) error {
 		c := &chunks[i]
 		id, err := cb.NextSequence()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c.ID, c.Path, c.Folder, c.Ordinal = id, n.Path, n.Folder, i
 		if err := t.putChunk(&c.Chunk); err != nil {
-			return err
+			return nil, err
 		}
 		if err := t.addChunkTerms(id, c.Terms); err != nil {
-			return err
+			return nil, err
 		}
 		length += int64(termsLength(c.Terms))
 		n.Chunks = append(n.Chunks, id)
 	}
 	if err := t.putNoteRecord(n); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.addCounter(counterNotes, 1); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.addCounter(counterChunks, int64(len(chunks))); err != nil {
-		return err
+		return nil, err
 	}
-	return t.addCounter(counterLength, length)
+	return replaced, t.addCounter(counterLength, length)
 }
 
 func (t *Tx) putNoteRecord(n *Note) error {
@@ -193,30 +194,31 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 // MoveNote moves old, the note stored at old.Path as read in this
 // transaction, to the note n describes (a rename with the same content):
 // chunks and postings are kept, only paths change, and a note stored at
-// n.Path is replaced. It takes the note, not its path, so a caller that has
-// read it to check it (its hash, say) does not have it read twice.
-func (t *Tx) MoveNote(old, n *Note) error {
+// n.Path is replaced, and returned (nil if none). It takes the note, not
+// its path, so a caller that has read it to check it (its hash, say) does
+// not have it read twice.
+func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 	if err := t.bucket(bucketNotes).Delete([]byte(old.Path)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := t.DeleteNote(n.Path); err != nil {
-		return err
+	if replaced, err = t.DeleteNote(n.Path); err != nil {
+		return nil, err
 	}
 	n.Chunks = old.Chunks
 	for _, id := range n.Chunks {
 		c, err := t.Chunk(id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c.Path, c.Folder = n.Path, n.Folder
 		if err := t.putChunk(c); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return t.putNoteRecord(n)
+	return replaced, t.putNoteRecord(n)
 }
 
 func hashKey(hash, path string) []byte {

@@ -40,7 +40,7 @@ func chunkOf(text string, terms ...string) NewChunk {
 func put(t testing.TB, db *DB, path, hash string, chunks ...NewChunk) *Note {
 	t.Helper()
 	n := &Note{Path: path, Folder: filepath.Dir(path), Hash: hash, Chunker: "heuristic"}
-	if err := db.Update(func(tx *Tx) error { return tx.PutNote(n, chunks) }); err != nil {
+	if err := db.Update(func(tx *Tx) error { _, err := tx.PutNote(n, chunks); return err }); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -89,11 +89,20 @@ func TestSecondOpenIsLocked(t *testing.T) {
 
 func TestPutNoteReplacesEverything(t *testing.T) {
 	db := openTest(t)
-	put(t, db, "/n/a.md", "aa", chunkOf("one", "apple", "apple", "pear"), chunkOf("two", "pear"))
+	first := put(t, db, "/n/a.md", "aa", chunkOf("one", "apple", "apple", "pear"), chunkOf("two", "pear"))
 	if got := postings(t, db, "pear"); len(got) != 2 {
 		t.Fatalf("pear postings %v, want 2", got)
 	}
-	n := put(t, db, "/n/a.md", "bb", chunkOf("three", "plum"))
+	n := &Note{Path: "/n/a.md", Folder: "/n", Hash: "bb", Chunker: "heuristic"}
+	if err := db.Update(func(tx *Tx) error {
+		replaced, err := tx.PutNote(n, []NewChunk{chunkOf("three", "plum")})
+		if replaced == nil || replaced.Hash != "aa" || !slices.Equal(replaced.Chunks, first.Chunks) {
+			t.Errorf("PutNote replaced %+v, want the first note (chunks %v)", replaced, first.Chunks)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if got := postings(t, db, "pear"); len(got) != 0 {
 		t.Fatalf("old postings survived replace: %v", got)
 	}
@@ -164,7 +173,7 @@ func TestPostingsMatchBruteForce(t *testing.T) {
 					chunks = append(chunks, chunkOf("x", terms...))
 				}
 				n := &Note{Path: path, Folder: "/f", Hash: fmt.Sprint(round, i)}
-				if err := tx.PutNote(n, chunks); err != nil {
+				if _, err := tx.PutNote(n, chunks); err != nil {
 					return err
 				}
 				notes[path] = slices.Clone(n.Chunks)
@@ -224,7 +233,11 @@ func TestMoveNoteKeepsChunks(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return tx.MoveNote(old, &Note{Path: "/f/new.md", Folder: "/f", Hash: "abcd"})
+		replaced, err := tx.MoveNote(old, &Note{Path: "/f/new.md", Folder: "/f", Hash: "abcd"})
+		if replaced != nil {
+			t.Errorf("moving to a free path replaced %+v", replaced)
+		}
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
