@@ -53,12 +53,13 @@ func QueryText(info inference.ModelInfo, q string) string {
 // alone with a warning. Both lists rank chunk ids only; chunks are read
 // from the store for the hits returned, not for every candidate.
 //
-// BM25 ranks in a read transaction of its own while the query embeds;
-// the wait for the query's vector (at most queryEmbedTimeout) holds none,
-// since an open bbolt reader stalls any commit that grows the file and,
-// behind it, every other transaction. A second read transaction then
-// scopes, fuses and reads the hits, decoding each note once; a chunk that
-// went between the two is skipped.
+// BM25 ranks and the filters are scoped in a read transaction of its own
+// while the query embeds; the wait for the query's vector (at most
+// queryEmbedTimeout) holds none, since an open bbolt reader stalls any
+// commit that grows the file and, behind it, every other transaction. A
+// second read transaction then searches, fuses and reads the hits, each
+// note decoded once over both; a chunk that went between the two is
+// skipped (chunk ids are never reused).
 func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms []string, qtf map[string]int,
 	k int, r RecallRequest, res *RecallResult) error {
 	depth, want := s.fusion.depth(k), s.hitsWanted(k)
@@ -68,24 +69,27 @@ func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms 
 		defer close(embedded)
 		vec = embedQuery(ctx, sv.embedder, q)
 	}()
-	defer func() { <-embedded }() // the goroutine ends with the recall, whatever fails
 
+	sc := newScope(r.Filters)
 	var scores []scored
-	if err := s.db.View(func(tx *store.Tx) error {
+	var bm fusedList
+	err := s.db.View(func(tx *store.Tx) error {
 		var err error
-		scores, err = s.bm25.rank(tx, terms, qtf)
-		return err
-	}); err != nil {
-		return err
-	}
-	<-embedded
-	return s.db.View(func(tx *store.Tx) error {
-		sc := newScope(r.Filters)
+		if scores, err = s.bm25.rank(tx, terms, qtf); err != nil {
+			return err
+		}
 		if err := sc.readNotes(tx); err != nil {
 			return err
 		}
 		scores = sc.keep(scores)
-		bm := fusedList{name: "bm25", weight: s.fusion.BM25Weight, entries: topRanked(scores, depth)}
+		bm = fusedList{name: "bm25", weight: s.fusion.BM25Weight, entries: topRanked(scores, depth)}
+		return nil
+	})
+	<-embedded // the goroutine ends with the recall, whatever failed
+	if err != nil {
+		return err
+	}
+	return s.db.View(func(tx *store.Tx) error {
 		if vec.err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

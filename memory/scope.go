@@ -8,8 +8,8 @@ import (
 )
 
 // scope is the part of the store one recall answers from: the chunks of
-// the notes that pass its filters. It lives for one read transaction and
-// decodes each note it is asked about once.
+// the notes that pass its filters. It lives for one recall (one or two read
+// transactions) and decodes each note it is asked about once.
 type scope struct {
 	filters Filters
 	prefix  string                 // filters.pathPrefix()
