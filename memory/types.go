@@ -99,8 +99,11 @@ type ModelStatus struct {
 	Path        string `json:"path,omitempty"`
 	Loaded      bool   `json:"loaded"`
 	Fingerprint string `json:"fingerprint,omitempty"`
-	Backend     string `json:"backend,omitempty"`
+	Backend     string `json:"backend,omitempty"` // where it runs: cpu, cuda, vulkan, metal
 	Device      string `json:"device,omitempty"`
+	// Build is the llama.cpp build memd loaded (cpu, cuda, ...): a GPU
+	// build whose model runs on the cpu found no GPU.
+	Build string `json:"build,omitempty"`
 	Bytes       int64  `json:"bytes,omitempty"`
 	Reason      string `json:"reason,omitempty"` // why it is not loaded
 }

@@ -215,18 +215,15 @@ func checkRuntime(st *memory.Status, libDir string) check {
 	if st != nil {
 		var loaded []string
 		for _, m := range st.Models {
-			if m.Loaded {
-				loaded = append(loaded, m.Role)
+			if !m.Loaded {
+				continue
 			}
-		}
-		if err == nil && lib.Backend != "" && lib.Backend != "cpu" {
-			for _, m := range st.Models {
-				if m.Loaded && m.Backend == "cpu" {
-					c.Status = checkWarn
-					c.Fix = "install the GPU driver's " + lib.Backend + " runtime, or `memd runtime install --backend cpu`"
-					c.Detail += fmt.Sprintf("; the %s build found no GPU, so the %s runs on the CPU", lib.Backend, m.Role)
-					break
-				}
+			loaded = append(loaded, m.Role)
+			// memd's own facts: the build it loaded, and where the model runs.
+			if m.Build != "" && m.Build != "cpu" && m.Backend == "cpu" && c.Status != checkWarn {
+				c.Status = checkWarn
+				c.Fix = "install the GPU driver's " + m.Build + " runtime, or `memd runtime install --backend cpu`"
+				c.Detail += fmt.Sprintf("; the %s build found no GPU, so the %s runs on the CPU", m.Build, m.Role)
 			}
 		}
 		if len(loaded) == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memd-dev/memd/api/apitest"
@@ -65,5 +66,27 @@ func TestDoctorRuntimeFromConfig(t *testing.T) {
 	}
 	if c := checkRuntime(nil, lib); c.Status != checkOK {
 		t.Fatalf("lib_dir %s: %+v", lib, c)
+	}
+}
+
+// A GPU build whose model runs on the CPU is a warning, from memd's own
+// report of its build and device, whichever library memctl would find.
+func TestDoctorGPUBuildOnCPU(t *testing.T) {
+	t.Setenv("MEMD_LLAMA_LIB", "")
+	lib := t.TempDir()
+	if err := os.WriteFile(filepath.Join(lib, "libllama.v0.5.0.so"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := &memory.Status{Models: []memory.ModelStatus{
+		{Role: "embedder", Loaded: true, Build: "cuda", Backend: "cuda"},
+		{Role: "generator", Loaded: true, Build: "cuda", Backend: "cpu"},
+	}}
+	c := checkRuntime(st, lib)
+	if c.Status != checkWarn || !strings.Contains(c.Detail, "the cuda build found no GPU, so the generator runs on the CPU") || c.Fix == "" {
+		t.Fatalf("cuda build, generator on the CPU: %+v", c)
+	}
+	st.Models[1].Backend = "cuda"
+	if c := checkRuntime(st, lib); c.Status != checkOK {
+		t.Fatalf("both on the GPU: %+v", c)
 	}
 }

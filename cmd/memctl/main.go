@@ -87,8 +87,6 @@ func describe(err error) string {
 	return err.Error()
 }
 
-// absPath makes a path from the command line absolute, resolving symlinks
-// where the file exists, since the daemon knows files by their real path.
 // absPrefix is absPath for a path prefix: a trailing "/" (only notes
 // inside that folder) survives.
 func absPrefix(p string) (string, error) {
@@ -99,6 +97,8 @@ func absPrefix(p string) (string, error) {
 	return abs, err
 }
 
+// absPath makes a path from the command line absolute, resolving symlinks
+// where the file exists, since the daemon knows files by their real path.
 func absPath(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -116,6 +116,7 @@ func (m *models) load(st *memory.ModelStatus) {
 		return
 	}
 	st.Loaded, st.Fingerprint, st.Backend, st.Device, st.Bytes = true, info.Fingerprint, info.Backend, info.Device, int64(info.SizeBytes)
+	st.Build = m.lib.Backend()
 }
 
 func (m *models) loadEmbedder(path string) (*inference.Embedder, error) {
