@@ -65,16 +65,6 @@ func vectorFolder(t *testing.T) string {
 	return dir
 }
 
-func openTestStore(t *testing.T) *store.DB {
-	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "memd.db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func newTestVectors(t *testing.T, db *store.DB, cfg VectorsConfig) *Vectors {
 	cfg.Logger = testLog(t)
 	v := NewVectors(db, cfg)

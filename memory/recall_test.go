@@ -23,14 +23,22 @@ type testNote struct {
 	texts []string // one chunk each
 }
 
-func storeWith(t testing.TB, notes ...testNote) *store.DB {
+// openTestStore opens a new store in a test's temporary folder, closed
+// when the test ends.
+func openTestStore(t testing.TB) *store.DB {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "memd.db"), store.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	err = db.Update(func(tx *store.Tx) error {
+	return db
+}
+
+func storeWith(t testing.TB, notes ...testNote) *store.DB {
+	t.Helper()
+	db := openTestStore(t)
+	err := db.Update(func(tx *store.Tx) error {
 		for _, n := range notes {
 			var chunks []store.NewChunk
 			for i, text := range n.texts {

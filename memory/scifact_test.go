@@ -113,11 +113,7 @@ func sciFactStore(t *testing.T, path string) (*store.DB, map[uint64]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(filepath.Join(t.TempDir(), "scifact.db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openTestStore(t)
 	var docs []struct{ ID, Title, Text string }
 	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
 		var d struct {
