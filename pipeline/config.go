@@ -57,11 +57,6 @@ type Config struct {
 	ChunkContext int
 	// Embedder embeds chunks; nil means no vectors.
 	Embedder Embedder
-	// EmbedFormat is how a chunk is written for the embedder: "gemma"
-	// (EmbeddingGemma's "title: … | text: …"), "plain" (title, heading
-	// path and text on lines), or "" to pick by the model's name and
-	// architecture.
-	EmbedFormat string
 	// Vectors, when set, hears of every vector written or removed, after
 	// the commit, so an in-memory index stays in step.
 	Vectors VectorSink

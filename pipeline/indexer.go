@@ -83,7 +83,7 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 	ix.chunkOn, ix.chunkStatus = chunkReady(cfg)
 	if e := cfg.Embedder; e != nil {
 		ix.embedFP = e.Info().Fingerprint
-		ix.embedFormat = embedFormatFor(cfg.EmbedFormat, e.Info())
+		ix.embedFormat = embedFormatFor(e.Info())
 	}
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)

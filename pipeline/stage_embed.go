@@ -10,7 +10,7 @@ import (
 	"github.com/memd-dev/memd/store"
 )
 
-// Embed document formats (Config.EmbedFormat).
+// Embed document formats, picked by embedFormatFor.
 const (
 	EmbedFormatGemma = "gemma" // EmbeddingGemma: "title: {title} | text: {heading path}\n{text}"
 	EmbedFormatPlain = "plain" // "{title}\n{heading path}\n{text}"
@@ -20,12 +20,10 @@ const (
 // the calls of concurrent notes into shared decodes.
 const embedBatch = 64
 
-// embedFormatFor picks the document format: the configured one, else
-// EmbeddingGemma's for a model whose architecture or name says it is one.
-func embedFormatFor(configured string, info inference.ModelInfo) string {
-	if configured != "" {
-		return configured
-	}
+// embedFormatFor picks the document format: EmbeddingGemma's for a model
+// whose architecture or name says it is one, as the query side
+// (memory.QueryText) decides, so queries and documents agree.
+func embedFormatFor(info inference.ModelInfo) string {
 	if info.IsEmbeddingGemma() {
 		return EmbedFormatGemma
 	}

@@ -302,10 +302,10 @@ func TestDocumentText(t *testing.T) {
 	if got := documentText(EmbedFormatPlain, &store.Chunk{Text: "x"}); got != "x" {
 		t.Errorf("plain untitled: %q", got)
 	}
-	if f := embedFormatFor("", inference.ModelInfo{Architecture: "gemma-embedding"}); f != EmbedFormatGemma {
+	if f := embedFormatFor(inference.ModelInfo{Architecture: "gemma-embedding"}); f != EmbedFormatGemma {
 		t.Errorf("format for EmbeddingGemma: %q", f)
 	}
-	if f := embedFormatFor("", inference.ModelInfo{Architecture: "bert", Name: "nomic"}); f != EmbedFormatPlain {
+	if f := embedFormatFor(inference.ModelInfo{Architecture: "bert", Name: "nomic"}); f != EmbedFormatPlain {
 		t.Errorf("format for bert: %q", f)
 	}
 }
