@@ -134,7 +134,7 @@ func LoadEmbedder(lib *llama.Library, cfg EmbedderConfig) (*Embedder, error) {
 	if dim <= 0 {
 		dim = m.NEmbd()
 	}
-	em := &llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(cfg.BatchSize, 1), addSpecial: true}
+	em := &llamaEmbedModel{m: m, ctx: c, batch: llama.NewBatch(cfg.BatchSize, 1)}
 	return newEmbedder(em, info, cfg, dim, unitVectors), nil
 }
 
@@ -248,7 +248,7 @@ func (e *Embedder) embedTokens(ctx context.Context, seqs [][]int32, prio Priorit
 	for i, toks := range seqs {
 		if len(toks) == 0 {
 			e.mu.Unlock()
-			return nil, fmt.Errorf("input %d: %w", i, ErrEmptyPrompt)
+			return nil, fmt.Errorf("embed: input %d: %w", i, ErrEmptyPrompt)
 		}
 	}
 	for i, toks := range seqs {
@@ -289,9 +289,6 @@ func (e *Embedder) tokenize(texts []string) ([][]int32, error) {
 		toks, err := e.model.tokenize(t)
 		if err != nil {
 			return nil, fmt.Errorf("embed: tokenize input %d: %w", i, err)
-		}
-		if len(toks) == 0 {
-			return nil, fmt.Errorf("embed: input %d: %w", i, ErrEmptyPrompt)
 		}
 		seqs[i] = toks
 	}
@@ -464,19 +461,17 @@ func normalize(v []float32) []float32 {
 	return out
 }
 
-// llamaEmbedModel is an embedding model (or a reranker) and its pooling
-// context in llama.cpp.
+// llamaEmbedModel is an embedding model (or a reranker, which tokenizes its
+// pairs itself and cuts them to the loop's limit) and its pooling context
+// in llama.cpp.
 type llamaEmbedModel struct {
 	m     *llama.Model
 	ctx   *llama.Context
 	batch *llama.Batch
-	// addSpecial makes tokenize add BOS/EOS; a reranker's pairs bring
-	// their own.
-	addSpecial bool
 }
 
 func (l *llamaEmbedModel) tokenize(text string) ([]int32, error) {
-	return l.m.Tokenize(text, l.addSpecial, false)
+	return l.m.Tokenize(text, true, false)
 }
 
 func (l *llamaEmbedModel) embed(seqs [][]int32) ([][]float32, error) {

@@ -86,24 +86,18 @@ func (l *Library) Devices() []Device {
 	return out
 }
 
-// GPU is the first GPU device, if the library found one.
-func (l *Library) GPU() (Device, bool) {
-	for _, d := range l.Devices() {
-		if d.IsGPU() {
-			return d, true
-		}
-	}
-	return Device{}, false
-}
-
 // Compute says where models run: the build's backend and its first GPU, or
 // "cpu" and the first device when the build found no GPU (a CPU build, or a
 // GPU build without a usable driver).
 func (l *Library) Compute() (backend string, device Device) {
-	if g, ok := l.GPU(); ok && l.gpu() {
-		return l.backend, g
-	}
 	devs := l.Devices()
+	if l.gpu() {
+		for _, d := range devs {
+			if d.IsGPU() {
+				return l.backend, d
+			}
+		}
+	}
 	if len(devs) == 0 {
 		return "cpu", Device{Name: "CPU", Type: DeviceCPU}
 	}
