@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
@@ -218,25 +218,18 @@ func readLimited(path string, size, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// Sized from the stat, one byte over to see the file grow, so a note is
-	// one allocation rather than io.ReadAll's doublings.
-	b := make([]byte, 0, min(size, max)+1)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if int64(len(b)) > max {
-			return nil, errTooBig
-		}
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, int(min(int64(len(b)), max+1-int64(len(b)))))
-		}
+	// Sized from the stat (plus the room ReadFrom wants free), so a note
+	// is one allocation rather than io.ReadAll's doublings; one byte past
+	// max shows the file grew.
+	var buf bytes.Buffer
+	buf.Grow(int(min(size, max)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return nil, err
 	}
+	if int64(buf.Len()) > max {
+		return nil, errTooBig
+	}
+	return buf.Bytes(), nil
 }
 
 func retry(o outcome, err error) outcome {

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=5
 if [[ ${1:-} =~ ^[0-9]+$ ]]; then runs=$1; shift; fi
-[ $# -gt 0 ] || { sed -n '2,12p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,13p' "$0"; exit 2; }
 cache=${QMD_CACHE:-$HOME/.cache/memd/qmd-compare}
 node=$cache/node22/bin
 if [ ! -x "$cache/app/node_modules/.bin/qmd" ]; then

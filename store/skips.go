@@ -70,15 +70,17 @@ func (t *Tx) Skips() ([]Skip, error) {
 
 // DeleteSkipsUnder forgets skips of paths under prefix.
 func (t *Tx) DeleteSkipsUnder(prefix string) error {
-	var paths []string
-	c := t.bucket(bucketSkips).Cursor()
+	// Collected first: deleting under a bbolt cursor can make it skip keys.
+	b := t.bucket(bucketSkips)
+	var keys [][]byte
+	c := b.Cursor()
 	for k, _ := c.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, _ = c.Next() {
-		paths = append(paths, string(k))
+		keys = append(keys, bytes.Clone(k))
 	}
-	for _, p := range paths {
-		if err := t.DeleteSkip(p); err != nil {
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
 			return err
 		}
 	}
-	return nil
+	return t.addCounter(counterSkips, -int64(len(keys)))
 }

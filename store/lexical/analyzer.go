@@ -18,8 +18,9 @@ const MaxTermBytes = 64
 
 // cacheSlots sizes an Analyzer's word cache. The cache is two-way set
 // associative: a word that collides evicts the older of a pair, which costs
-// a re-stem now and then but keeps a lookup to one cache line and memory
-// flat (2 MiB) on any vocabulary. A Go map here cost half the analysis time.
+// a re-stem now and then but keeps a lookup to one pair of entries and
+// memory flat (2.5 MiB) on any vocabulary. A Go map here cost half the
+// analysis time.
 const cacheSlots = 1 << 16
 
 type cacheEntry struct {
