@@ -21,24 +21,36 @@ import (
 //     that knows only schema 1 refuses the file instead of misreading it.
 const SchemaVersion = 2
 
-var (
-	bucketMeta       = []byte("meta")
-	bucketFolders    = []byte("folders")
-	bucketNotes      = []byte("notes")
-	bucketHashes     = []byte("hashes")
-	bucketChunks     = []byte("chunks")
-	bucketChunkTerms = []byte("chunkterms")
-	bucketPostings   = []byte("postings")
-	bucketJobs       = []byte("jobs")
-	bucketJobPaths   = []byte("jobpaths")
-	bucketSkips      = []byte("skips")
+// bucketID names one of the top-level buckets, all created when the store
+// opens and never deleted.
+type bucketID int
 
-	keySchema = []byte("schema")
+const (
+	bucketMeta bucketID = iota
+	bucketFolders
+	bucketNotes
+	bucketHashes
+	bucketChunks
+	bucketChunkTerms
+	bucketPostings
+	bucketJobs
+	bucketJobPaths
+	bucketSkips
+	// bucketVectors holds one nested bucket per embedder fingerprint; in
+	// each, chunk id (8 bytes, big-endian) → encoded vector.
+	bucketVectors
+	bucketCount
 )
 
-// bucketNames are the top-level buckets, created when the store opens.
-var bucketNames = [...][]byte{bucketMeta, bucketFolders, bucketNotes, bucketHashes,
-	bucketChunks, bucketChunkTerms, bucketPostings, bucketJobs, bucketJobPaths, bucketSkips, bucketVectors}
+// bucketNames are the top-level buckets' names in the file.
+var bucketNames = [bucketCount][]byte{
+	bucketMeta: []byte("meta"), bucketFolders: []byte("folders"), bucketNotes: []byte("notes"),
+	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunkterms"),
+	bucketPostings: []byte("postings"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
+	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"),
+}
+
+var keySchema = []byte("schema")
 
 // Options tune Open. The zero value is what the daemon uses.
 type Options struct {
@@ -95,7 +107,7 @@ func (db *DB) migrate() error {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
 		}
-		meta := tx.Bucket(bucketMeta)
+		meta := tx.Bucket(bucketNames[bucketMeta])
 		v := meta.Get(keySchema)
 		if v == nil {
 			return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion))
@@ -109,7 +121,7 @@ func (db *DB) migrate() error {
 		}
 		// The skip counter came after schema 2's first stores: count once.
 		if meta.Get([]byte(counterSkips)) == nil {
-			n := uint64(tx.Bucket(bucketSkips).Stats().KeyN)
+			n := uint64(tx.Bucket(bucketNames[bucketSkips]).Stats().KeyN)
 			if err := meta.Put([]byte(counterSkips), binary.BigEndian.AppendUint64(nil, n)); err != nil {
 				return err
 			}
@@ -162,20 +174,15 @@ type Tx struct {
 	// every Bucket call, and a recall opens one for each chunk it reads.
 	// Top-level buckets are created at Open and never deleted, so one
 	// stays valid for the whole transaction.
-	opened [len(bucketNames)]*bolt.Bucket
+	opened [bucketCount]*bolt.Bucket
 }
 
-// bucket returns one of the top-level buckets (bucketMeta, bucketNotes, ...).
-func (t *Tx) bucket(name []byte) *bolt.Bucket {
-	for i, n := range bucketNames {
-		if &n[0] == &name[0] { // the package's own names, compared by identity
-			if t.opened[i] == nil {
-				t.opened[i] = t.tx.Bucket(name)
-			}
-			return t.opened[i]
-		}
+// bucket returns a top-level bucket, opened once per transaction.
+func (t *Tx) bucket(id bucketID) *bolt.Bucket {
+	if t.opened[id] == nil {
+		t.opened[id] = t.tx.Bucket(bucketNames[id])
 	}
-	return t.tx.Bucket(name)
+	return t.opened[id]
 }
 
 // Meta returns the value stored under key in the meta bucket, or nil.

@@ -128,7 +128,7 @@ func TestChunkPathRecords(t *testing.T) {
 	db := openTest(t)
 	n := put(t, db, "/v/a.md", "aa", chunkOf("one"), chunkOf("two"))
 	if err := db.bolt.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketChunks)
+		b := tx.Bucket(bucketNames[bucketChunks])
 		if err := b.Put(u64key(n.Chunks[0]), cj); err != nil {
 			return err
 		}
@@ -161,10 +161,10 @@ func TestMigratesSchema1(t *testing.T) {
 	n := sampleNote()
 	nj, _ := json.Marshal(&n)
 	if err := db.bolt.Update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketNotes).Put([]byte(n.Path), nj); err != nil {
+		if err := tx.Bucket(bucketNames[bucketNotes]).Put([]byte(n.Path), nj); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, 1))
+		return tx.Bucket(bucketNames[bucketMeta]).Put(keySchema, binary.BigEndian.AppendUint64(nil, 1))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestMigratesSchema1(t *testing.T) {
 		if err != nil || got.Title != n.Title {
 			t.Errorf("schema 1 note after migration: %+v, %v", got, err)
 		}
-		if v := binary.BigEndian.Uint64(tx.tx.Bucket(bucketMeta).Get(keySchema)); v != SchemaVersion {
+		if v := binary.BigEndian.Uint64(tx.tx.Bucket(bucketNames[bucketMeta]).Get(keySchema)); v != SchemaVersion {
 			t.Errorf("schema after open = %d, want %d", v, SchemaVersion)
 		}
 		return nil
@@ -222,7 +222,7 @@ func TestSkipCounter(t *testing.T) {
 	if n := skipped(); n != 1 {
 		t.Fatalf("Skipped = %d after deleting /a/, want 1", n)
 	}
-	step(func(tx *Tx) error { return tx.tx.Bucket(bucketMeta).Delete([]byte(counterSkips)) })
+	step(func(tx *Tx) error { return tx.tx.Bucket(bucketNames[bucketMeta]).Delete([]byte(counterSkips)) })
 	db.Close()
 	if db, err = Open(path, Options{}); err != nil {
 		t.Fatal(err)

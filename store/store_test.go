@@ -66,7 +66,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.bolt.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
+		return tx.Bucket(bucketNames[bucketMeta]).Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
 	})
 	db.Close()
 	_, err = Open(path, Options{})
@@ -481,7 +481,7 @@ func TestDeleteNoteByKeyNotRecordPath(t *testing.T) {
 	liar := *a
 	liar.Path = b.Path
 	if err := db.bolt.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketNotes).Put([]byte(a.Path), encodeNote(&liar))
+		return tx.Bucket(bucketNames[bucketNotes]).Put([]byte(a.Path), encodeNote(&liar))
 	}); err != nil {
 		t.Fatal(err)
 	}

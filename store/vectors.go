@@ -8,10 +8,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// bucketVectors holds one nested bucket per embedder fingerprint; in each,
-// chunk id (8 bytes, big-endian) → encoded vector.
-var bucketVectors = []byte("vectors")
-
 // counterVectorsPrefix + fingerprint counts that fingerprint's vectors in the
 // meta bucket, so VectorCount never walks a bucket.
 const counterVectorsPrefix = "count.vectors."
