@@ -34,12 +34,18 @@ type mdParser struct {
 // lineSpan is lines start..end, 0-based and inclusive.
 type lineSpan struct{ start, end int }
 
-// innerFence closes the fence f that opens on line start inside a list
-// item, records its lines and returns its last one.
-func (p *mdParser) innerFence(start int, f fence) int {
-	end := closeFence(p.lines, start+1, f)
-	p.fenced = append(p.fenced, lineSpan{start, end})
-	return end
+// innerFence reports whether content, line start's text from column col
+// on inside a list item, opens a fence; if so it closes it, records its
+// lines and returns its last one.
+func (p *mdParser) innerFence(start, col int, content string) (last int, ok bool) {
+	f, ok := openFence(content)
+	if !ok {
+		return 0, false
+	}
+	f.indent = col
+	last = closeFence(p.lines, start+1, f)
+	p.fenced = append(p.fenced, lineSpan{start, last})
+	return last, true
 }
 
 func (p *mdParser) add(k Kind, level, start, end int, lang string) *rawBlock {
@@ -165,15 +171,7 @@ func (p *mdParser) quote(i int) int {
 			break
 		}
 	}
-	_, rest := indentOf(p.lines[i])
-	depth := 0
-	for _, c := range rest {
-		if c == '>' {
-			depth++
-		} else if c != ' ' && c != '\t' {
-			break
-		}
-	}
+	depth, _ := stripQuotes(p.lines[i], len(p.lines[i]))
 	p.add(Quote, depth, i, j-1, "")
 	p.quoteFences(i, j-1, false)
 	return j
@@ -236,10 +234,8 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 	indents := []int{ind}
 	lastBlank := false
 	j := i
-	if f, ok := openFence(m.content); ok {
-		f.indent = ind + len(strings.TrimLeft(p.lines[i], " \t")) - len(m.content)
-		end = p.innerFence(i, f)
-		j = end
+	if last, ok := p.innerFence(i, ind+len(strings.TrimLeft(p.lines[i], " \t"))-len(m.content), m.content); ok {
+		end, j = last, last
 	}
 	for j++; j < len(p.lines); j++ {
 		l := p.lines[j]
@@ -255,10 +251,8 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 		}
 		lastBlank = false
 		end = j
-		if f, ok := openFence(rest); ok {
-			f.indent = lind
-			end = p.innerFence(j, f)
-			j = end
+		if last, ok := p.innerFence(j, lind, rest); ok {
+			end, j = last, last
 			continue
 		}
 		if lind > ind && rest[0] == '>' {
@@ -288,10 +282,8 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 				maxDepth = max(maxDepth, depth)
 				// A fence opening a nested item holds its lines to its
 				// close, as on the item's first line.
-				if f, ok := openFence(nm.content); ok {
-					f.indent = lind + len(rest) - len(nm.content)
-					end = p.innerFence(j, f)
-					j = end
+				if last, ok := p.innerFence(j, lind+len(rest)-len(nm.content), nm.content); ok {
+					end, j = last, last
 				}
 			}
 		}
