@@ -2,5 +2,8 @@
 // and Chat answers from them. It speaks in notes, chunks, hits and answers and
 // knows nothing of sockets or files on disk.
 //
-// It imports pipeline, inference and store, never api.
+// Recall searches the vectors vector.Serving holds; everything else about
+// vectors (formats, writing, re-embedding) lives in package vector.
+//
+// It imports pipeline, vector, inference and store, never api.
 package memory

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // queryEmbedTimeout bounds the wait for the query's vector: an embedder
@@ -22,10 +23,10 @@ type queryVector struct {
 }
 
 // embedQuery embeds q in the embedder's query format, before indexing work.
-func embedQuery(ctx context.Context, e QueryEmbedder, q string) queryVector {
+func embedQuery(ctx context.Context, e vector.Embedder, q string) queryVector {
 	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	out, err := e.Embed(ctx, []string{QueryText(e.Info(), q)}, inference.Interactive)
+	out, err := e.Embed(ctx, []string{vector.QueryText(e.Info(), q)}, inference.Interactive)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return queryVector{err: fmt.Errorf("the embedder did not answer within %s", queryEmbedTimeout)}
@@ -35,17 +36,6 @@ func embedQuery(ctx context.Context, e QueryEmbedder, q string) queryVector {
 		return queryVector{err: errors.New("the embedder returned no vector")}
 	}
 	return queryVector{vec: out[0].Vector}
-}
-
-// QueryText is q in the query format of the embedding model info
-// describes: EmbeddingGemma was trained with "task: search result | query:
-// …" (its documents as "title: … | text: …"); other models take the query
-// as it is.
-func QueryText(info inference.ModelInfo, q string) string {
-	if info.IsEmbeddingGemma() {
-		return "task: search result | query: " + q
-	}
-	return q
 }
 
 // hybrid answers a recall from the BM25 list and the vector list of sv,
@@ -60,14 +50,14 @@ func QueryText(info inference.ModelInfo, q string) string {
 // second read transaction then searches, fuses and reads the hits, each
 // note decoded once over both; a chunk that went between the two is
 // skipped (chunk ids are never reused).
-func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms []string, qtf map[string]int,
+func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, terms []string, qtf map[string]int,
 	k int, r RecallRequest, res *RecallResult) error {
 	depth, want := s.fusion.depth(k), s.hitsWanted(k)
 	var vec queryVector
 	embedded := make(chan struct{})
 	go func() {
 		defer close(embedded)
-		vec = embedQuery(ctx, sv.embedder, q)
+		vec = embedQuery(ctx, sv.Embedder, q)
 	}()
 
 	sc := newScope(r.Filters)
@@ -99,7 +89,7 @@ func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms 
 			res.Hits = bm25Hits(tx, scores, min(want, depth), sc, r.Explain)
 			return nil
 		}
-		near := sv.index.Search(vec.vec, depth, sc.accepts())
+		near := sv.Index.Search(vec.vec, depth, sc.accepts())
 		vl := fusedList{name: "vector", weight: s.fusion.VectorWeight, entries: make([]ranked, len(near))}
 		for i, n := range near {
 			vl.entries[i] = ranked{chunk: n.Chunk, score: float64(n.Score)}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd/inference"
-	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // conceptEmbedder is a fake embedding model: each dimension is a concept,
@@ -108,7 +110,7 @@ func embedStore(t testing.TB, db *store.DB, e *conceptEmbedder) {
 				return err
 			}
 		}
-		return tx.SetMeta(pipeline.MetaVectorsActive, []byte(e.fp))
+		return tx.SetVectorState(store.VectorState{Active: e.fp})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -232,19 +234,6 @@ func TestHybridStopWordsOnly(t *testing.T) {
 	}
 }
 
-func TestQueryText(t *testing.T) {
-	gemma := inference.ModelInfo{Architecture: "gemma-embedding"}
-	if got := QueryText(gemma, "tyres"); got != "task: search result | query: tyres" {
-		t.Errorf("gemma: %q", got)
-	}
-	if got := QueryText(inference.ModelInfo{Architecture: "gemma3", Name: "Embedding-Gemma 300m"}, "tyres"); got != "task: search result | query: tyres" {
-		t.Errorf("gemma by name: %q", got)
-	}
-	if got := QueryText(inference.ModelInfo{Architecture: "bert"}, "tyres"); got != "tyres" {
-		t.Errorf("generic: %q", got)
-	}
-}
-
 // fixedReranker scores a text by how many times it holds word.
 type fixedReranker struct {
 	word string
@@ -323,7 +312,7 @@ func TestRerankTail(t *testing.T) {
 // chunks alone, fused, and the first k read.
 func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filters, k int) []Hit {
 	t.Helper()
-	sv, _ := s.vectors.searchable()
+	sv := served(s.vectors)
 	depth := s.fusion.depth(k)
 	hits := []Hit{}
 	terms, qtf := queryTerms(q)
@@ -349,7 +338,7 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filter
 			}
 		}
 		vl := fusedList{name: "vector", weight: 1}
-		for _, r := range sv.index.Search(e.vector(q), depth, func(c uint64) bool { return in[c] }) {
+		for _, r := range sv.Index.Search(e.vector(q), depth, func(c uint64) bool { return in[c] }) {
 			vl.entries = append(vl.entries, ranked{chunk: r.Chunk, score: float64(r.Score)})
 		}
 		merged := fuse(DefaultFusion.K, bm, vl)
@@ -421,4 +410,53 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 			}
 		})
 	})
+}
+
+// served is what v serves now, nil when nothing does.
+func served(v *vector.Serving) *vector.Served {
+	sv, _ := v.Acquire()
+	if sv != nil {
+		sv.Release()
+	}
+	return sv
+}
+
+func TestVectorsReembedPreviousGone(t *testing.T) {
+	db, a, b := reembedStore(t)
+	os.Remove(a.path)
+	open := func(string) (vector.Embedder, error) { t.Fatal("opened a missing file"); return nil, nil }
+	s := New(Config{DB: db, Vectors: vector.NewServing(db, vector.ServingConfig{Embedder: b, OpenEmbedder: open})})
+	defer s.vectors.Close()
+	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "BM25 alone") || !strings.Contains(res.Warnings[0], "gone") {
+		t.Fatalf("hits %v warnings %q", paths(res.Hits), res.Warnings)
+	}
+	s.vectors.Switch("fp-b") // re-embed done, though b has no vectors stored here yet
+	if err := s.vectors.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 0 {
+		t.Fatalf("after switch %q", res.Warnings)
+	}
+}
+
+// reembedStore is a store whose active vectors are embedder A's, with the
+// configured embedder now B: a re-embed the pipeline has yet to finish.
+func reembedStore(t *testing.T) (db *store.DB, a, b *conceptEmbedder) {
+	db, a = hybridStore(t)
+	a.path = filepath.Join(t.TempDir(), "a.gguf")
+	if err := os.WriteFile(a.path, []byte("model a"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first := vector.NewServing(db, vector.ServingConfig{Embedder: a}) // records a's path
+	first.Close()
+	b = newConceptEmbedder("fp-b")
+	b.concepts = map[string]int{"car": 4, "automobile": 4, "sedan": 4}
+	return db, a, b
 }

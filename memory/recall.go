@@ -34,9 +34,9 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	}
 	terms, qtf := queryTerms(q)
 	res := RecallResult{Hits: []Hit{}}
-	sv, warn := s.vectors.acquire()
+	sv, warn := s.vectors.Acquire()
 	if sv != nil {
-		defer sv.release()
+		defer sv.Release()
 	}
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memd-dev/memd/memory/vector"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/vector"
 )
 
 // TestSciFactNoiseFusion measures what fusing a vector list of pure noise
@@ -55,7 +55,7 @@ func TestSciFactNoiseFusion(t *testing.T) {
 	for _, r := range runs {
 		cfg := Config{DB: db, Fusion: r.fusion}
 		if r.vec {
-			cfg.Vectors = servingVectors(db, idx, e)
+			cfg.Vectors = vector.Serve(db, idx, e)
 		}
 		s := New(cfg)
 		path := filepath.Join(dir, strings.NewReplacer(" ", "_", ",", "", ":", "-", "(", "", ")", "").Replace(r.name)+".tsv")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Indexer is the part of the pipeline the service drives.
@@ -38,12 +39,12 @@ type Config struct {
 	Version string // reported in Status
 	DataDir string
 
-	// Vectors is the vector index the pipeline feeds (NewVectors, passed
-	// to the pipeline as its VectorSink). When it is nil and Embedder is
-	// set, New makes one over the vectors already stored, which then
-	// follows no commits; Close closes it.
-	Vectors  *Vectors
-	Embedder QueryEmbedder
+	// Vectors is the vector index the pipeline keeps in step
+	// (vector.NewServing, passed to the pipeline's Config too). When it is
+	// nil and Embedder is set, New makes one over the vectors already
+	// stored, which then follows no commits; Close closes it.
+	Vectors  *vector.Serving
+	Embedder vector.Embedder
 	// Reranker, when set, re-orders the best fused hits.
 	Reranker Reranker
 	// Fusion tunes how BM25 and vector lists merge; zero fields take
@@ -66,7 +67,7 @@ type Service struct {
 	dataDir string
 	started time.Time
 
-	vectors     *Vectors
+	vectors     *vector.Serving
 	ownsVectors bool
 	reranker    Reranker
 	fusion      Fusion
@@ -86,7 +87,7 @@ func New(cfg Config) *Service {
 		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.withDefaults(), models: cfg.Models,
 		gen: cfg.Generator, chat: newChatState(cfg.Chat)}
 	if s.vectors == nil && cfg.Embedder != nil {
-		s.vectors, s.ownsVectors = NewVectors(cfg.DB, VectorsConfig{Embedder: cfg.Embedder}), true
+		s.vectors, s.ownsVectors = vector.NewServing(cfg.DB, vector.ServingConfig{Embedder: cfg.Embedder}), true
 	}
 	return s
 }

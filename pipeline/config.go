@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Config tunes an Indexer. The zero value is what the daemon uses.
@@ -56,10 +57,10 @@ type Config struct {
 	// the generator's ContextPerSlot when it says, else 2048.
 	ChunkContext int
 	// Embedder embeds chunks; nil means no vectors.
-	Embedder Embedder
+	Embedder vector.Embedder
 	// Vectors, when set, hears of every vector written or removed, after
-	// the commit, so an in-memory index stays in step.
-	Vectors VectorSink
+	// the commit, so its in-memory index stays in step.
+	Vectors *vector.Serving
 	// Stages is how many notes go through the model stages at once, so
 	// their requests batch in the inference schedulers. Zero means 8.
 	Stages int

@@ -3,7 +3,7 @@ package vector_test
 import (
 	"fmt"
 
-	"github.com/memd-dev/memd/memory/vector"
+	"github.com/memd-dev/memd/vector"
 )
 
 func ExampleIndex_Search() {

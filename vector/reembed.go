@@ -1,122 +1,170 @@
-package pipeline
+package vector
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
-	"github.com/memd-dev/memd/inference/gguf"
+	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/store"
 )
 
-// Meta keys of the model stages, in the store's meta bucket.
-const (
-	// MetaChunker holds the fingerprint of the chunker and summarizer the
-	// stored notes were made with (see chunkerFingerprint); a different
-	// one at start re-indexes every note.
-	MetaChunker = "chunker.fingerprint"
-	// MetaVectorsActive holds the embedder fingerprint whose vectors are
-	// complete and serve recall. It changes only when a new embedder has
-	// a vector for every chunk; the old vectors are dropped then.
-	MetaVectorsActive = "vectors.active"
-	// MetaVectorsNext holds the embedder fingerprint being caught up
-	// while MetaVectorsActive still serves, or is empty.
-	MetaVectorsNext = "vectors.next"
-)
+// embedBatch is the most chunks one Embed call carries; the embedder packs
+// the calls of concurrent notes into shared decodes.
+const embedBatch = 64
 
 // reembedRound is how many chunks one re-embed transaction writes.
 const reembedRound = 128
 
-// chunkerFingerprint names what made the stored chunks and summaries: the
-// generator file, the chunk adapter's file (or "none") and the prompt
-// version. "" when there is no generator.
-func (ix *Indexer) chunkerFingerprint() string {
-	g := ix.cfg.Generator
-	if g == nil {
-		return ""
-	}
-	adapter := "none"
-	if ix.chunkOn {
-		adapter = ix.cfg.ChunkAdapter
-		if af, ok := g.(adapterFiles); ok {
-			if path := af.Config().Adapters[ix.cfg.ChunkAdapter]; path != "" {
-				if fp, err := gguf.Fingerprint(path); err == nil {
-					adapter += ":" + fp
-				} else {
-					adapter += ":" + path
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("generator=%s;adapter=%s;prompt=%d", g.Info().Fingerprint, adapter, chunkPromptVersion)
+// WriterConfig wires a Writer; every field may be left zero.
+type WriterConfig struct {
+	// Serving hears of every vector written or removed, after the commit,
+	// so its in-memory index stays in step; nil keeps none.
+	Serving *Serving
+	// Logger receives progress; nil discards it.
+	Logger *slog.Logger
+	// OnEmbed hears of each Embed call: chunks, prompt tokens, time taken
+	// (the pipeline's stage counters).
+	OnEmbed func(chunks, tokens int, took time.Duration)
+	// OnError hears of a re-embed round that failed and will be retried.
+	OnError func(what string, err error)
 }
 
-// checkModels runs at start: a generator or adapter other than the one the
-// stored notes were made with re-indexes every note; an embedder other
-// than the active one starts a re-embed (see reembedLoop). Without a
-// generator nothing is re-chunked: notes keep what they have, and a
-// generator that comes back with the same files redoes nothing.
-func (ix *Indexer) checkModels(ctx context.Context) error {
-	if want := ix.chunkerFingerprint(); want != "" {
-		var got string
-		var notes int
-		if err := ix.db.View(func(tx *store.Tx) error {
-			got, notes = string(tx.Meta(MetaChunker)), tx.Counts().Notes
-			return nil
-		}); err != nil {
-			return err
-		}
-		if got != want {
-			if notes > 0 {
-				ix.log.Info("chunk model changed; re-chunking every note", "from", got, "to", want)
-				if _, err := ix.Reindex(ctx, ""); err != nil {
-					return fmt.Errorf("re-chunk for a new chunk model: %w", err)
-				}
-			}
-			if err := ix.db.Update(func(tx *store.Tx) error { return tx.SetMeta(MetaChunker, []byte(want)) }); err != nil {
-				return err
-			}
-		}
+// Writer embeds chunks with one embedder and keeps their vectors: the
+// pipeline embeds a note's chunks with EmbedChunks and stores them in the
+// note's transaction, then tells Committed; Run gives every chunk still
+// lacking a vector one and, when a new embedder has caught up, makes its
+// vectors the active ones (store.Tx.SwitchVectors) and Serving's.
+type Writer struct {
+	db      *store.DB
+	e       Embedder
+	fp      string
+	format  string
+	cfg     WriterConfig
+	log     *slog.Logger
+	wake    chan struct{} // capacity 1: a note was written without vectors
+	written atomic.Int64  // vectors written by re-embed passes
+}
+
+// NewWriter returns a Writer of e's vectors over db.
+func NewWriter(db *store.DB, e Embedder, cfg WriterConfig) *Writer {
+	w := &Writer{db: db, e: e, fp: e.Info().Fingerprint, format: FormatFor(e.Info()), cfg: cfg, log: cfg.Logger,
+		wake: make(chan struct{}, 1)}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
 	}
-	if ix.cfg.Embedder == nil {
-		return nil
-	}
-	fp := ix.embedFP
-	return ix.db.Update(func(tx *store.Tx) error {
-		active := string(tx.Meta(MetaVectorsActive))
-		if active == "" || active == fp || tx.VectorCount(active) == 0 {
-			// Nothing else to keep serving: the new vectors serve as
-			// they come.
-			if err := tx.SetMeta(MetaVectorsNext, nil); err != nil {
-				return err
-			}
-			return tx.SetMeta(MetaVectorsActive, []byte(fp))
+	return w
+}
+
+// Fingerprint is the embedder's: the key its vectors are stored under.
+func (w *Writer) Fingerprint() string { return w.fp }
+
+// Format is the embedder's document format (FormatFor).
+func (w *Writer) Format() string { return w.format }
+
+// Begin runs at start: an embedder other than the active one starts a
+// re-embed (Run does it) while the active vectors keep serving; with no
+// active vectors to keep, the embedder's vectors serve as they come.
+func (w *Writer) Begin() error {
+	return w.db.Update(func(tx *store.Tx) error {
+		active := tx.VectorState().Active
+		if active == "" || active == w.fp || tx.VectorCount(active) == 0 {
+			return tx.SetVectorState(store.VectorState{Active: w.fp})
 		}
-		ix.log.Info("embedder changed; re-embedding every chunk while the old vectors serve", "from", active, "to", fp)
-		return tx.SetMeta(MetaVectorsNext, []byte(fp))
+		w.log.Info("embedder changed; re-embedding every chunk while the old vectors serve", "from", active, "to", w.fp)
+		return tx.SetVectorState(store.VectorState{Active: active, Next: w.fp})
 	})
 }
 
-// reembedLoop gives every chunk lacking a vector under the embedder's
-// fingerprint one, reembedRound chunks a transaction, and then, when a
-// re-embed was under way, makes that fingerprint active, drops the other
-// vectors and tells the sink. It then waits for notes written without
-// vectors (an embed that failed) until ctx ends.
-func (ix *Indexer) reembedLoop(ctx context.Context) {
+// EmbedChunks embeds chunks in calls of up to embedBatch and returns one
+// vector per chunk, in order.
+func (w *Writer) EmbedChunks(ctx context.Context, chunks []store.NewChunk) ([][]float32, error) {
+	texts := make([]string, len(chunks))
+	for i := range chunks {
+		texts[i] = DocumentText(w.format, &chunks[i].Chunk)
+	}
+	return w.embed(ctx, texts)
+}
+
+func (w *Writer) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for lo := 0; lo < len(texts); lo += embedBatch {
+		part := texts[lo:min(lo+embedBatch, len(texts))]
+		t0 := time.Now()
+		embs, err := w.e.Embed(ctx, part, inference.Background)
+		if err != nil {
+			return nil, fmt.Errorf("embed %d chunks: %w", len(part), err)
+		}
+		if len(embs) != len(part) {
+			return nil, fmt.Errorf("embed %d chunks: the embedder returned %d vectors", len(part), len(embs))
+		}
+		tokens := 0
+		for _, e := range embs {
+			if len(e.Vector) != w.e.Dim() {
+				return nil, fmt.Errorf("embed: a vector of %d values from an embedder of dimension %d", len(e.Vector), w.e.Dim())
+			}
+			tokens += e.Tokens
+			out = append(out, e.Vector)
+		}
+		if w.cfg.OnEmbed != nil {
+			w.cfg.OnEmbed(len(part), tokens, time.Since(t0))
+		}
+	}
+	return out, nil
+}
+
+// Put is one vector a transaction wrote, for Committed.
+type Put struct {
+	Fingerprint string
+	Chunk       uint64
+	Vector      []float32
+}
+
+// Committed tells Serving what a committed transaction did: the chunks it
+// removed (with their vectors) and the vectors it wrote. unembedded says a
+// note was written without vectors, which Run then picks up.
+func (w *Writer) Committed(removed []uint64, puts []Put, unembedded bool) {
+	if unembedded {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+	s := w.cfg.Serving
+	if s == nil {
+		return
+	}
+	for _, id := range removed {
+		s.Remove(id)
+	}
+	for _, p := range puts {
+		s.Put(p.Fingerprint, p.Chunk, p.Vector)
+	}
+}
+
+// Run gives every chunk lacking a vector under the embedder's fingerprint
+// one, reembedRound chunks a transaction, and then, when a re-embed was
+// under way, switches to the new vectors. It then waits for notes written
+// without vectors (an embed that failed) until ctx ends.
+func (w *Writer) Run(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		missing, err := ix.reembedPass(ctx)
+		missing, err := w.pass(ctx)
 		if err == nil && missing == 0 {
-			err = ix.switchVectors()
+			err = w.switchVectors()
 		}
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
 			failures++
-			ix.emitError("re-embed chunks", err)
+			if w.cfg.OnError != nil {
+				w.cfg.OnError("re-embed chunks", err)
+			}
 			sleep(ctx, time.Duration(min(failures, 30))*time.Second)
 			continue
 		case missing > 0:
@@ -125,112 +173,127 @@ func (ix *Indexer) reembedLoop(ctx context.Context) {
 		failures = 0
 		select {
 		case <-ctx.Done():
-		case <-ix.reembedWake:
+		case <-w.wake:
 		}
 	}
 }
 
-// reembedPass embeds and writes the chunks (up to the highest id at its
-// start) that lack a vector under the embedder's fingerprint and returns
-// how many it wrote.
-func (ix *Indexer) reembedPass(ctx context.Context) (int, error) {
-	fp := ix.embedFP
-	var have []uint64
-	var maxID uint64
-	if err := ix.db.View(func(tx *store.Tx) error {
-		if tx.VectorCount(fp) >= tx.Counts().Chunks {
-			return nil // every chunk has one (maxID stays 0)
-		}
-		maxID = tx.MaxChunkID()
-		return tx.ForEachVector(fp, func(id uint64, _ store.QuantizedVector) error {
-			have = append(have, id)
-			return nil
-		})
-	}); err != nil {
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// pass embeds and writes the chunks (up to the highest id at its start)
+// that lack a vector under the embedder's fingerprint and returns how many
+// it wrote.
+func (w *Writer) pass(ctx context.Context) (int, error) {
+	have, maxID, err := w.missing()
+	if err != nil {
 		return 0, err
 	}
 	written := 0
 	for next := uint64(1); next <= maxID && ctx.Err() == nil; {
-		var ids []uint64
-		var texts []string
-		if err := ix.db.View(func(tx *store.Tx) error {
-			for ; next <= maxID && len(ids) < reembedRound; next++ {
-				if _, ok := slices.BinarySearch(have, next); ok {
-					continue
-				}
-				c, err := tx.Chunk(next)
-				if err != nil {
-					continue // deleted
-				}
-				ids = append(ids, next)
-				texts = append(texts, documentText(ix.embedFormat, c))
-			}
-			return nil
-		}); err != nil {
+		ids, texts, err := w.round(&next, maxID, have)
+		if err != nil {
 			return written, err
 		}
 		if len(ids) == 0 {
 			continue
 		}
-		vecs, err := ix.embedTexts(ctx, texts)
+		n, err := w.write(ctx, ids, texts)
+		written += n
 		if err != nil {
 			return written, err
 		}
-		var eff *txEffects
-		err = ix.db.Update(func(tx *store.Tx) error {
-			eff = &txEffects{}
-			for i, id := range ids {
-				if _, err := tx.Chunk(id); err != nil {
-					continue // deleted meanwhile
-				}
-				if err := tx.PutVector(fp, id, vecs[i]); err != nil {
-					return err
-				}
-				eff.puts = append(eff.puts, vectorPut{fp, id, vecs[i]})
-			}
-			return nil
-		})
-		if err != nil {
-			return written, err
-		}
-		ix.afterCommit(eff)
-		written += len(eff.puts)
-		ix.reembedded.Add(int64(len(eff.puts)))
 	}
 	return written, ctx.Err()
 }
 
-// switchVectors makes the embedder's fingerprint active when a re-embed
-// was under way: in one transaction it records it, clears MetaVectorsNext
-// and drops every other fingerprint's vectors; then it tells the sink.
-func (ix *Indexer) switchVectors() error {
-	fp := ix.embedFP
-	switched := false
-	err := ix.db.Update(func(tx *store.Tx) error {
-		switched = false
-		if string(tx.Meta(MetaVectorsActive)) == fp {
+// missing returns the chunk ids that have a vector, sorted, and the highest
+// chunk id; maxID is 0 when every chunk has one.
+func (w *Writer) missing() (have []uint64, maxID uint64, err error) {
+	err = w.db.View(func(tx *store.Tx) error {
+		if tx.VectorCount(w.fp) >= tx.Counts().Chunks {
 			return nil
 		}
-		for _, other := range tx.VectorFingerprints() {
-			if other != fp {
-				if err := tx.DropVectors(other); err != nil {
-					return err
-				}
+		maxID = tx.MaxChunkID()
+		return tx.ForEachVector(w.fp, func(id uint64, _ store.QuantizedVector) error {
+			have = append(have, id)
+			return nil
+		})
+	})
+	return have, maxID, err
+}
+
+// round reads the next reembedRound chunks from *next on that lack a
+// vector, in their document text, and moves *next past them.
+func (w *Writer) round(next *uint64, maxID uint64, have []uint64) (ids []uint64, texts []string, err error) {
+	err = w.db.View(func(tx *store.Tx) error {
+		for ; *next <= maxID && len(ids) < reembedRound; *next++ {
+			if _, ok := slices.BinarySearch(have, *next); ok {
+				continue
 			}
+			c, err := tx.Chunk(*next)
+			if err != nil {
+				continue // deleted
+			}
+			ids = append(ids, *next)
+			texts = append(texts, DocumentText(w.format, c))
 		}
-		if err := tx.SetMeta(MetaVectorsNext, nil); err != nil {
-			return err
+		return nil
+	})
+	return ids, texts, err
+}
+
+// write embeds texts and stores them as ids' vectors in one transaction,
+// skipping chunks deleted meanwhile, and returns how many it wrote.
+func (w *Writer) write(ctx context.Context, ids []uint64, texts []string) (int, error) {
+	vecs, err := w.embed(ctx, texts)
+	if err != nil {
+		return 0, err
+	}
+	var puts []Put
+	err = w.db.Update(func(tx *store.Tx) error {
+		puts = puts[:0]
+		for i, id := range ids {
+			if _, err := tx.Chunk(id); err != nil {
+				continue // deleted meanwhile
+			}
+			if err := tx.PutVector(w.fp, id, vecs[i]); err != nil {
+				return err
+			}
+			puts = append(puts, Put{w.fp, id, vecs[i]})
 		}
-		switched = true
-		return tx.SetMeta(MetaVectorsActive, []byte(fp))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	w.Committed(nil, puts, false)
+	w.written.Add(int64(len(puts)))
+	return len(puts), nil
+}
+
+// switchVectors makes the embedder's fingerprint active when a re-embed
+// was under way (store.Tx.SwitchVectors), then tells Serving.
+func (w *Writer) switchVectors() error {
+	var switched bool
+	err := w.db.Update(func(tx *store.Tx) error {
+		var err error
+		switched, err = tx.SwitchVectors(w.fp)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("switch to the new embedder's vectors: %w", err)
 	}
 	if switched {
-		ix.log.Info("re-embed done; the new embedder's vectors serve", "fingerprint", fp, "vectors", strconv.FormatInt(ix.reembedded.Load(), 10))
-		if ix.cfg.Vectors != nil {
-			ix.cfg.Vectors.Switch(fp)
+		w.log.Info("re-embed done; the new embedder's vectors serve", "fingerprint", w.fp, "vectors", strconv.FormatInt(w.written.Load(), 10))
+		if w.cfg.Serving != nil {
+			w.cfg.Serving.Switch(w.fp)
 		}
 	}
 	return nil

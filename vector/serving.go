@@ -1,4 +1,4 @@
-package memory
+package vector
 
 import (
 	"context"
@@ -11,42 +11,33 @@ import (
 	"sync/atomic"
 
 	"github.com/memd-dev/memd/inference"
-	"github.com/memd-dev/memd/memory/vector"
-	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
 )
 
-// QueryEmbedder embeds recall queries. *inference.Embedder is one; a query
-// vector is only comparable with chunk vectors of the same model, which
-// Info().Fingerprint names.
-type QueryEmbedder interface {
+// Embedder is an embedding model: the pipeline embeds chunks with it and
+// recall embeds queries. *inference.Embedder is one. Vectors are only
+// comparable with vectors of the same model, which Info().Fingerprint
+// names and the store keys them by.
+type Embedder interface {
 	Embed(ctx context.Context, texts []string, prio inference.Priority) ([]inference.Embedding, error)
 	Info() inference.ModelInfo
 	Dim() int
 }
 
-// metaModelPrefix + an embedder fingerprint, in the store's meta bucket,
-// holds the model file that made that fingerprint's vectors, so a later
-// start can load it again to embed queries while a new embedder
-// re-embeds. (The pipeline writes pipeline.MetaVectorsActive.)
-const metaModelPrefix = "vectors.model."
-
-var _ pipeline.VectorSink = (*Vectors)(nil)
-
-// DefaultSyncLoad is how many stored vectors NewVectors loads before it
+// DefaultSyncLoad is how many stored vectors NewServing loads before it
 // returns; a larger set loads in the background (about 0.3 s per 100k
 // vectors of 768 dimensions here).
 const DefaultSyncLoad = 50_000
 
-// VectorsConfig wires a Vectors. The zero value means no vector search.
-type VectorsConfig struct {
+// ServingConfig wires a Serving. The zero value means no vector search.
+type ServingConfig struct {
 	// Embedder is the configured embedding model; nil means recall is BM25
 	// alone.
-	Embedder QueryEmbedder
+	Embedder Embedder
 	// OpenEmbedder loads the model file that made the vectors still
 	// serving while Embedder's re-embed runs. Nil, or a file that is gone
 	// or changed, means recall is BM25 alone until the re-embed is done.
-	OpenEmbedder func(path string) (QueryEmbedder, error)
+	OpenEmbedder func(path string) (Embedder, error)
 	// SyncLoad overrides DefaultSyncLoad; negative loads everything in the
 	// background.
 	SyncLoad int
@@ -54,10 +45,10 @@ type VectorsConfig struct {
 	Logger *slog.Logger
 }
 
-// Vectors keeps the in-memory vector index of one embedder in step with
-// the store, and knows which embedder must embed queries against it. It
-// is the pipeline's VectorSink: Put and Remove follow each commit, and
-// Switch follows a completed re-embed. All methods are safe for concurrent
+// Serving keeps the in-memory vector index of one embedder in step with
+// the store, and knows which embedder must embed queries against it. The
+// pipeline's Writer calls Put and Remove after each commit, and Switch
+// after a completed re-embed. All methods are safe for concurrent
 // use. Its loading goroutines stop in Close.
 //
 // Serving rule: the index holds the vectors of one fingerprint and is
@@ -65,9 +56,9 @@ type VectorsConfig struct {
 // embedder re-embeds, the previous vectors keep serving with the previous
 // model, loaded again from the path recorded in the store; when that file
 // is gone, recall is BM25 alone with a warning until Switch.
-type Vectors struct {
+type Serving struct {
 	db  *store.DB
-	cfg VectorsConfig
+	cfg ServingConfig
 	log *slog.Logger
 
 	ctx    context.Context
@@ -75,32 +66,33 @@ type Vectors struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	serving *servingIndex // nil: no vector search
-	build   *vectorBuild  // the index being loaded, nil when none
-	reason  string        // why no vectors serve although an embedder is configured
-	notice  string        // something to report in status while serving
+	serving *Served      // nil: no vector search
+	build   *vectorBuild // the index being loaded, nil when none
+	reason  string       // why no vectors serve although an embedder is configured
+	notice  string       // something to report in status while serving
 	owned   []ownedEmbedder
 }
 
-// servingIndex is an index and the embedder whose vectors it holds.
-type servingIndex struct {
-	fp       string
-	index    *vector.Index
-	embedder QueryEmbedder
+// Served is an index and the embedder whose vectors it holds: what one
+// recall searches. Query vectors must come from Embedder.
+type Served struct {
+	Fingerprint string
+	Index       *Index
+	Embedder    Embedder
 	// inflight counts recalls using this index, so a retired previous
 	// embedder closes only after they are done with it.
 	inflight sync.WaitGroup
 }
 
-// release ends one recall's use of the index acquire gave it.
-func (s *servingIndex) release() { s.inflight.Done() }
+// Release ends one recall's use of the index Acquire gave it.
+func (s *Served) Release() { s.inflight.Done() }
 
 // vectorBuild is an index being loaded from the store. Commits that land
 // meanwhile are logged in ops and replayed over it before it serves, so
 // the loaded snapshot and the live updates cannot race.
 type vectorBuild struct {
 	fp       string
-	embedder QueryEmbedder
+	embedder Embedder
 	ops      []vectorOp
 	total    int
 	loaded   atomic.Int64
@@ -117,16 +109,16 @@ type vectorOp struct {
 
 type ownedEmbedder struct {
 	fp string
-	e  QueryEmbedder
+	e  Embedder
 }
 
-// NewVectors decides which vectors serve and loads them: synchronously
+// NewServing decides which vectors serve and loads them: synchronously
 // when there are at most SyncLoad of them, else in the background (recall
 // is BM25 alone until then, with a warning). It never fails: a problem
 // becomes the reason Stats reports.
-func NewVectors(db *store.DB, cfg VectorsConfig) *Vectors {
+func NewServing(db *store.DB, cfg ServingConfig) *Serving {
 	ctx, cancel := context.WithCancel(context.Background())
-	v := &Vectors{db: db, cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel}
+	v := &Serving{db: db, cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel}
 	if v.log == nil {
 		v.log = slog.New(slog.DiscardHandler)
 	}
@@ -140,14 +132,14 @@ func NewVectors(db *store.DB, cfg VectorsConfig) *Vectors {
 	fp := info.Fingerprint
 	var active, oldPath string
 	err := db.Update(func(tx *store.Tx) error {
-		active = string(tx.Meta(pipeline.MetaVectorsActive))
+		active = tx.VectorState().Active
 		if active != "" && active != fp {
-			oldPath = string(tx.Meta(metaModelPrefix + active))
+			oldPath = tx.VectorModel(active)
 		}
 		if info.Path == "" {
 			return nil
 		}
-		return tx.SetMeta(metaModelPrefix+fp, []byte(info.Path))
+		return tx.SetVectorModel(fp, info.Path)
 	})
 	if err != nil {
 		v.reason = fmt.Sprintf("the vectors could not be read (%v); recall is BM25 alone", err)
@@ -170,9 +162,18 @@ func NewVectors(db *store.DB, cfg VectorsConfig) *Vectors {
 	return v
 }
 
+// Serve is a Serving that serves idx, built in memory, with e: for
+// benchmarks and evaluation harnesses that make their own vectors.
+func Serve(db *store.DB, idx *Index, e Embedder) *Serving {
+	v := NewServing(db, ServingConfig{})
+	v.cfg.Embedder = e
+	v.serving = &Served{Fingerprint: e.Info().Fingerprint, Index: idx, Embedder: e}
+	return v
+}
+
 // openPrevious loads the model at path, the one that made the vectors of
 // fingerprint fp.
-func (v *Vectors) openPrevious(fp, path string) (QueryEmbedder, error) {
+func (v *Serving) openPrevious(fp, path string) (Embedder, error) {
 	switch {
 	case v.cfg.OpenEmbedder == nil:
 		return nil, errors.New("no model loader")
@@ -196,7 +197,7 @@ func (v *Vectors) openPrevious(fp, path string) (QueryEmbedder, error) {
 
 // startBuild loads fp's vectors into a new index that then serves with e.
 // Called with mu held. inline lets a small load finish before it returns.
-func (v *Vectors) startBuild(fp string, e QueryEmbedder, inline bool) {
+func (v *Serving) startBuild(fp string, e Embedder, inline bool) {
 	var total int
 	_ = v.db.View(func(tx *store.Tx) error {
 		total = tx.VectorCount(fp)
@@ -222,8 +223,8 @@ func (v *Vectors) startBuild(fp string, e QueryEmbedder, inline bool) {
 }
 
 // load reads b's vectors from the store into a new index.
-func (v *Vectors) load(b *vectorBuild) (*vector.Index, error) {
-	idx := vector.New(b.embedder.Dim())
+func (v *Serving) load(b *vectorBuild) (*Index, error) {
+	idx := New(b.embedder.Dim())
 	idx.Grow(b.total)
 	err := v.db.View(func(tx *store.Tx) error {
 		return tx.ForEachVector(b.fp, func(chunk uint64, q store.QuantizedVector) error {
@@ -239,7 +240,7 @@ func (v *Vectors) load(b *vectorBuild) (*vector.Index, error) {
 
 // finishBuild replays what happened during the load and lets idx serve.
 // Called with mu held.
-func (v *Vectors) finishBuild(b *vectorBuild, idx *vector.Index, err error) {
+func (v *Serving) finishBuild(b *vectorBuild, idx *Index, err error) {
 	defer close(b.done)
 	b.cancel()
 	if v.build != b {
@@ -264,7 +265,7 @@ func (v *Vectors) finishBuild(b *vectorBuild, idx *vector.Index, err error) {
 		}
 	}
 	retired := v.serving
-	v.serving = &servingIndex{fp: b.fp, index: idx, embedder: b.embedder}
+	v.serving = &Served{Fingerprint: b.fp, Index: idx, Embedder: b.embedder}
 	v.reason = ""
 	if b.embedder == v.cfg.Embedder {
 		v.notice = ""
@@ -275,11 +276,11 @@ func (v *Vectors) finishBuild(b *vectorBuild, idx *vector.Index, err error) {
 // releaseUnused closes the previous embedders nothing serves with any more,
 // once the recalls still using retired (the index that just stopped
 // serving, or nil) are done. Called with mu held.
-func (v *Vectors) releaseUnused(retired *servingIndex) {
+func (v *Serving) releaseUnused(retired *Served) {
 	keep := v.owned[:0]
-	var drop []QueryEmbedder
+	var drop []Embedder
 	for _, o := range v.owned {
-		if (v.serving != nil && v.serving.embedder == o.e) || (v.build != nil && v.build.embedder == o.e) {
+		if (v.serving != nil && v.serving.Embedder == o.e) || (v.build != nil && v.build.embedder == o.e) {
 			keep = append(keep, o)
 			continue
 		}
@@ -299,58 +300,58 @@ func (v *Vectors) releaseUnused(retired *servingIndex) {
 	})
 }
 
-func closeEmbedder(e QueryEmbedder) {
+func closeEmbedder(e Embedder) {
 	if c, ok := e.(io.Closer); ok {
 		c.Close()
 	}
 }
 
 // Put makes vec chunk's vector under embedder fingerprint fp, after the
-// pipeline committed it. Vectors of a fingerprint that is not serving (a
+// Writer committed it. Vectors of a fingerprint that is not serving (a
 // re-embed in progress) stay in the store until Switch.
-func (v *Vectors) Put(fp string, chunk uint64, vec []float32) {
+func (v *Serving) Put(fp string, chunk uint64, vec []float32) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.put(fp, chunk, vec)
 }
 
-func (v *Vectors) put(fp string, chunk uint64, vec []float32) {
+func (v *Serving) put(fp string, chunk uint64, vec []float32) {
 	if b := v.build; b != nil && b.fp == fp {
 		b.ops = append(b.ops, vectorOp{chunk: chunk, vec: vec})
 	}
-	if s := v.serving; s != nil && s.fp == fp {
-		if err := s.index.AddFloat(chunk, vec); err != nil {
+	if s := v.serving; s != nil && s.Fingerprint == fp {
+		if err := s.Index.AddFloat(chunk, vec); err != nil {
 			v.log.Warn("vector of another dimension", "chunk", chunk, "err", err)
 		}
 	}
 }
 
 // Remove drops chunk's vector, after the pipeline committed its removal.
-func (v *Vectors) Remove(chunk uint64) {
+func (v *Serving) Remove(chunk uint64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.remove(chunk)
 }
 
-func (v *Vectors) remove(chunk uint64) {
+func (v *Serving) remove(chunk uint64) {
 	if b := v.build; b != nil {
 		b.ops = append(b.ops, vectorOp{chunk: chunk, remove: true})
 	}
 	if s := v.serving; s != nil {
-		s.index.Remove(chunk)
+		s.Index.Remove(chunk)
 	}
 }
 
-// Switch makes fp's vectors the serving ones: the pipeline calls it when a
+// Switch makes fp's vectors the serving ones: the Writer calls it when a
 // re-embed with the configured embedder is complete. The current index
 // keeps serving until the new one is loaded, in the background.
-func (v *Vectors) Switch(fp string) {
+func (v *Serving) Switch(fp string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.build != nil && v.build.fp == fp {
 		return
 	}
-	if v.serving != nil && v.serving.fp == fp && v.build == nil {
+	if v.serving != nil && v.serving.Fingerprint == fp && v.build == nil {
 		return
 	}
 	e := v.embedderFor(fp)
@@ -367,7 +368,7 @@ func (v *Vectors) Switch(fp string) {
 	v.startBuild(fp, e, false)
 }
 
-func (v *Vectors) embedderFor(fp string) QueryEmbedder {
+func (v *Serving) embedderFor(fp string) Embedder {
 	if e := v.cfg.Embedder; e != nil && e.Info().Fingerprint == fp {
 		return e
 	}
@@ -380,17 +381,17 @@ func (v *Vectors) embedderFor(fp string) QueryEmbedder {
 }
 
 // Embedder is the configured embedding model, nil when there is none.
-func (v *Vectors) Embedder() QueryEmbedder {
+func (v *Serving) Embedder() Embedder {
 	if v == nil {
 		return nil
 	}
 	return v.cfg.Embedder
 }
 
-// acquire is what one recall searches: the index and its embedder, or nil
+// Acquire is what one recall searches: the index and its embedder, or nil
 // and a warning (empty when no embedder is configured). The caller
 // releases a non-nil index when done.
-func (v *Vectors) acquire() (*servingIndex, string) {
+func (v *Serving) Acquire() (*Served, string) {
 	if v == nil {
 		return nil, ""
 	}
@@ -404,7 +405,7 @@ func (v *Vectors) acquire() (*servingIndex, string) {
 }
 
 // searchable is acquire without taking a use, for status and tests.
-func (v *Vectors) searchable() (*servingIndex, string) {
+func (v *Serving) searchable() (*Served, string) {
 	if v == nil {
 		return nil, ""
 	}
@@ -413,7 +414,7 @@ func (v *Vectors) searchable() (*servingIndex, string) {
 	return v.searchable0()
 }
 
-func (v *Vectors) searchable0() (*servingIndex, string) {
+func (v *Serving) searchable0() (*Served, string) {
 	switch {
 	case v.serving != nil:
 		return v.serving, ""
@@ -424,8 +425,8 @@ func (v *Vectors) searchable0() (*servingIndex, string) {
 	return nil, v.reason
 }
 
-// VectorStats is what Vectors reports in status.
-type VectorStats struct {
+// Stats is what Serving reports in status.
+type Stats struct {
 	Fingerprint string // of the serving vectors; "" when none serve
 	Len         int    // vectors in memory
 	Bytes       int64  // memory the index holds
@@ -435,8 +436,8 @@ type VectorStats struct {
 }
 
 // Stats reports which vectors serve and how many.
-func (v *Vectors) Stats() VectorStats {
-	var st VectorStats
+func (v *Serving) Stats() Stats {
+	var st Stats
 	if v == nil {
 		return st
 	}
@@ -444,7 +445,7 @@ func (v *Vectors) Stats() VectorStats {
 	s, b, reason, notice := v.serving, v.build, v.reason, v.notice
 	v.mu.Unlock()
 	if s != nil {
-		st.Fingerprint, st.Len, st.Bytes = s.fp, s.index.Len(), s.index.Bytes()
+		st.Fingerprint, st.Len, st.Bytes = s.Fingerprint, s.Index.Len(), s.Index.Bytes()
 	}
 	if b != nil {
 		st.Loading = true
@@ -468,7 +469,7 @@ func (v *Vectors) Stats() VectorStats {
 
 // Wait returns when no load is in progress or ctx ends (for tests and for
 // callers that want the vectors before serving).
-func (v *Vectors) Wait(ctx context.Context) error {
+func (v *Serving) Wait(ctx context.Context) error {
 	for {
 		v.mu.Lock()
 		b := v.build
@@ -484,9 +485,9 @@ func (v *Vectors) Wait(ctx context.Context) error {
 	}
 }
 
-// Close stops loads in progress and closes the embedders Vectors loaded
+// Close stops loads in progress and closes the embedders Serving loaded
 // itself (never Config.Embedder). It is idempotent.
-func (v *Vectors) Close() error {
+func (v *Serving) Close() error {
 	v.cancel()
 	v.wg.Wait()
 	v.mu.Lock()

@@ -1,4 +1,4 @@
-package memory
+package vector
 
 import (
 	"context"
@@ -21,13 +21,13 @@ func chunkIDs(t *testing.T, db *store.DB) []uint64 {
 	return ids
 }
 
-func searchIDs(v *Vectors, q []float32) []uint64 {
+func searchIDs(v *Serving, q []float32) []uint64 {
 	sv, _ := v.searchable()
 	if sv == nil {
 		return nil
 	}
 	var out []uint64
-	for _, r := range sv.index.Search(q, 10, nil) {
+	for _, r := range sv.Index.Search(q, 10, nil) {
 		out = append(out, r.Chunk)
 	}
 	return out
@@ -36,7 +36,7 @@ func searchIDs(v *Vectors, q []float32) []uint64 {
 func TestVectorsFollowCommits(t *testing.T) {
 	db, e := hybridStore(t)
 	ids := chunkIDs(t, db)
-	v := NewVectors(db, VectorsConfig{Embedder: e})
+	v := NewServing(db, ServingConfig{Embedder: e})
 	defer v.Close()
 	if st := v.Stats(); st.Len != len(ids) || st.Stored != len(ids) || st.Fingerprint != "fp-a" || st.Loading {
 		t.Fatalf("after load %+v", st)
@@ -50,7 +50,7 @@ func TestVectorsFollowCommits(t *testing.T) {
 		t.Fatalf("index holds %v", got)
 	}
 	var model string
-	_ = db.View(func(tx *store.Tx) error { model = string(tx.Meta(metaModelPrefix + "fp-a")); return nil })
+	_ = db.View(func(tx *store.Tx) error { model = tx.VectorModel("fp-a"); return nil })
 	if model != e.path {
 		t.Errorf("model path recorded %q", model)
 	}
@@ -59,7 +59,7 @@ func TestVectorsFollowCommits(t *testing.T) {
 func TestVectorsReplayDuringLoad(t *testing.T) {
 	db, e := hybridStore(t)
 	ids := chunkIDs(t, db)
-	v := NewVectors(db, VectorsConfig{})
+	v := NewServing(db, ServingConfig{})
 	defer v.Close()
 	v.cfg.Embedder = e
 	// The load runs while these commits land; its goroutine waits for mu
@@ -83,7 +83,7 @@ func TestVectorsReplayDuringLoad(t *testing.T) {
 
 func TestVectorsBackgroundLoad(t *testing.T) {
 	db, e := hybridStore(t)
-	v := NewVectors(db, VectorsConfig{Embedder: e, SyncLoad: -1})
+	v := NewServing(db, ServingConfig{Embedder: e, SyncLoad: -1})
 	defer v.Close()
 	if err := v.Wait(context.Background()); err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func reembedStore(t *testing.T) (db *store.DB, a, b *conceptEmbedder) {
 	if err := os.WriteFile(a.path, []byte("model a"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	first := NewVectors(db, VectorsConfig{Embedder: a}) // records a's path
+	first := NewServing(db, ServingConfig{Embedder: a}) // records a's path
 	first.Close()
 	b = newConceptEmbedder("fp-b")
 	b.concepts = map[string]int{"car": 4, "automobile": 4, "sedan": 4}
@@ -111,20 +111,20 @@ func reembedStore(t *testing.T) (db *store.DB, a, b *conceptEmbedder) {
 func TestVectorsReembedServesPrevious(t *testing.T) {
 	db, a, b := reembedStore(t)
 	var opened []string
-	open := func(path string) (QueryEmbedder, error) {
+	open := func(path string) (Embedder, error) {
 		opened = append(opened, path)
 		return &conceptEmbedder{fp: "fp-a", path: path, concepts: a.concepts, dim: a.dim}, nil
 	}
-	v := NewVectors(db, VectorsConfig{Embedder: b, OpenEmbedder: open})
+	v := NewServing(db, ServingConfig{Embedder: b, OpenEmbedder: open})
 	defer v.Close()
 	sv, warn := v.searchable()
-	if sv == nil || sv.fp != "fp-a" || sv.embedder == QueryEmbedder(b) || warn != "" {
+	if sv == nil || sv.Fingerprint != "fp-a" || sv.Embedder == Embedder(b) || warn != "" {
 		t.Fatalf("serving %+v %q", sv, warn)
 	}
 	if !slices.Equal(opened, []string{a.path}) {
 		t.Fatalf("opened %v", opened)
 	}
-	prev := sv.embedder.(*conceptEmbedder)
+	prev := sv.Embedder.(*conceptEmbedder)
 	if st := v.Stats(); len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "re-embedding") {
 		t.Errorf("status warnings %q", st.Warnings)
 	}
@@ -146,16 +146,16 @@ func TestVectorsReembedServesPrevious(t *testing.T) {
 	for _, id := range ids {
 		v.Put("fp-b", id, []float32{1, 2, 3}) // another dimension: must not reach a's index
 	}
-	if sv, _ := v.searchable(); sv.fp != "fp-a" || sv.index.Len() != len(ids) {
-		t.Fatalf("during re-embed: %s %d", sv.fp, sv.index.Len())
+	if sv, _ := v.searchable(); sv.Fingerprint != "fp-a" || sv.Index.Len() != len(ids) {
+		t.Fatalf("during re-embed: %s %d", sv.Fingerprint, sv.Index.Len())
 	}
 	v.Switch("fp-b")
 	if err := v.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	sv, _ = v.searchable()
-	if sv.fp != "fp-b" || sv.embedder != QueryEmbedder(b) || sv.index.Len() != len(ids) {
-		t.Fatalf("after switch %s %d", sv.fp, sv.index.Len())
+	if sv.Fingerprint != "fp-b" || sv.Embedder != Embedder(b) || sv.Index.Len() != len(ids) {
+		t.Fatalf("after switch %s %d", sv.Fingerprint, sv.Index.Len())
 	}
 	for deadline := time.Now().Add(5 * time.Second); !prev.isClosed(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -167,34 +167,9 @@ func TestVectorsReembedServesPrevious(t *testing.T) {
 	}
 }
 
-func TestVectorsReembedPreviousGone(t *testing.T) {
-	db, a, b := reembedStore(t)
-	os.Remove(a.path)
-	open := func(string) (QueryEmbedder, error) { t.Fatal("opened a missing file"); return nil, nil }
-	s := New(Config{DB: db, Vectors: NewVectors(db, VectorsConfig{Embedder: b, OpenEmbedder: open})})
-	defer s.vectors.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Hits) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "BM25 alone") || !strings.Contains(res.Warnings[0], "gone") {
-		t.Fatalf("hits %v warnings %q", paths(res.Hits), res.Warnings)
-	}
-	s.vectors.Switch("fp-b") // re-embed done, though b has no vectors stored here yet
-	if err := s.vectors.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile"}); err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Warnings) != 0 {
-		t.Fatalf("after switch %q", res.Warnings)
-	}
-}
-
 func TestVectorsSwitchToUnknown(t *testing.T) {
 	db, e := hybridStore(t)
-	v := NewVectors(db, VectorsConfig{Embedder: e})
+	v := NewServing(db, ServingConfig{Embedder: e})
 	defer v.Close()
 	v.Switch("fp-nobody")
 	if sv, warn := v.searchable(); sv != nil || !strings.Contains(warn, "BM25 alone") {

@@ -15,6 +15,7 @@ import (
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // shutdownGrace bounds how long requests in flight may take to finish once
@@ -44,7 +45,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	m := loadModels(cfg, log)
 	defer m.Close()
-	vecs := memory.NewVectors(db, memory.VectorsConfig{Embedder: m.queryEmbedder(),
+	vecs := vector.NewServing(db, vector.ServingConfig{Embedder: m.queryEmbedder(),
 		OpenEmbedder: m.openPreviousEmbedder, Logger: log})
 	defer vecs.Close()
 	pcfg := pipeline.Config{MaxFileBytes: cfg.MaxFileBytes, Logger: log, Vectors: vecs}
