@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
@@ -50,9 +51,9 @@ func embedQuery(ctx context.Context, e vector.Embedder, q string) queryVector {
 // second read transaction then searches, fuses and reads the hits, each
 // note decoded once over both; a chunk that went between the two is
 // skipped (chunk ids are never reused).
-func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, terms []string, qtf map[string]int,
+func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query rank.Query,
 	k int, r RecallRequest, res *RecallResult) error {
-	depth, want := s.fusion.depth(k), s.hitsWanted(k)
+	depth, want := s.fusion.ListDepth(k), s.hitsWanted(k)
 	var vec queryVector
 	embedded := make(chan struct{})
 	go func() {
@@ -61,18 +62,17 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, terms
 	}()
 
 	sc := newScope(r.Filters)
-	var scores []scored
-	var bm fusedList
+	var bm rank.List
 	err := s.db.View(func(tx *store.Tx) error {
-		var err error
-		if scores, err = s.bm25.rank(tx, terms, qtf); err != nil {
+		scores, err := s.bm25.Rank(tx, corpusOf(tx), query)
+		if err != nil {
 			return err
 		}
 		if err := sc.readNotes(tx); err != nil {
 			return err
 		}
 		scores = sc.keep(scores)
-		bm = fusedList{name: "bm25", weight: s.fusion.BM25Weight, entries: topRanked(scores, depth)}
+		bm = s.bm25List(rank.Top(scores, min(depth, len(scores))))
 		return nil
 	})
 	<-embedded // the goroutine ends with the recall, whatever failed
@@ -86,46 +86,15 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, terms
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the query could not be embedded (%v); recall is BM25 alone", vec.err))
 			// No deeper than the BM25 list would have gone into fusion.
-			res.Hits = bm25Hits(tx, scores, min(want, depth), sc, r.Explain)
+			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), min(want, depth), sc, r.Explain)
 			return nil
 		}
 		near := sv.Index.Search(vec.vec, depth, sc.accepts())
-		vl := fusedList{name: "vector", weight: s.fusion.VectorWeight, entries: make([]ranked, len(near))}
+		vl := rank.List{Name: "vector", Weight: s.fusion.VectorWeight, Entries: make([]rank.Scored, len(near))}
 		for i, n := range near {
-			vl.entries[i] = ranked{chunk: n.Chunk, score: float64(n.Score)}
+			vl.Entries[i] = rank.Scored{Chunk: n.Chunk, Score: float64(n.Score)}
 		}
-		res.Hits = fusedHits(tx, fuse(s.fusion.K, bm, vl), want, sc, r.Explain)
+		res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm, vl), want, sc, r.Explain)
 		return nil
 	})
-}
-
-// topRanked is the best n of scores as a list to fuse, best first. It does
-// not drop or add entries of scores, only reorders them.
-func topRanked(scores []scored, n int) []ranked {
-	top := topScored(scores, min(n, len(scores)))
-	out := make([]ranked, len(top))
-	for i, sc := range top {
-		out[i] = ranked{chunk: sc.chunk, score: sc.score}
-	}
-	return out
-}
-
-// fusedHits reads the first want chunks of merged that are in sc into
-// hits, scored by fusion.
-func fusedHits(tx *store.Tx, merged []fused, want int, sc *scope, explain bool) []Hit {
-	hits := make([]Hit, 0, min(want, len(merged)))
-	for _, f := range merged {
-		h, ok := sc.hit(tx, f.chunk, f.score)
-		if !ok {
-			continue
-		}
-		if explain {
-			h.Why = f.why
-		}
-		hits = append(hits, h)
-		if len(hits) == want {
-			break
-		}
-	}
-	return hits
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
@@ -164,7 +165,8 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	if w := res.Hits[1].Why; len(w) != 1 || w[0].List != "vector" || w[0].Rank != 1 || w[0].Score <= 0.9 {
 		t.Errorf("second why %+v", w)
 	}
-	if want := 1.0/61 + 1.0/62; math.Abs(res.Hits[0].Score-want) > 1e-12 {
+	// On fusion's scale: over the score of a chunk first in both lists.
+	if want := (1.0/61 + 1.0/62) / (2.0 / 61); math.Abs(res.Hits[0].Score-want) > 1e-12 {
 		t.Errorf("fused score %v, want %v", res.Hits[0].Score, want)
 	}
 	if q := e.queries[len(e.queries)-1]; q != "automobile" {
@@ -256,7 +258,7 @@ func (r *fixedReranker) Rerank(_ context.Context, _ string, texts []string) ([]f
 func TestRerank(t *testing.T) {
 	db, e := hybridStore(t)
 	rr := &fixedReranker{word: "tyres"}
-	s := New(Config{DB: db, Embedder: e, Reranker: rr, Fusion: Fusion{RerankDepth: 2}})
+	s := New(Config{DB: db, Embedder: e, Reranker: rr, Fusion: rank.Fusion{RerankDepth: 2}})
 	defer s.Close()
 	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 3, Explain: true})
 	if err != nil {
@@ -313,9 +315,8 @@ func TestRerankTail(t *testing.T) {
 func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filters, k int) []Hit {
 	t.Helper()
 	sv := served(s.vectors)
-	depth := s.fusion.depth(k)
+	depth := s.fusion.ListDepth(k)
 	hits := []Hit{}
-	terms, qtf := queryTerms(q)
 	err := s.db.View(func(tx *store.Tx) error {
 		in := map[uint64]bool{}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
@@ -326,24 +327,24 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filter
 		if err != nil {
 			return err
 		}
-		scores, err := DefaultBM25.rank(tx, terms, qtf)
+		scores, err := rank.DefaultBM25.Rank(tx, corpusOf(tx), rank.ParseQuery(q))
 		if err != nil {
 			return err
 		}
-		sortScored(scores)
-		bm := fusedList{name: "bm25", weight: 1}
+		scores = rank.Top(scores, len(scores))
+		bm := rank.List{Name: "bm25", Weight: 1}
 		for _, sc := range scores {
-			if in[sc.chunk] && len(bm.entries) < depth {
-				bm.entries = append(bm.entries, ranked{chunk: sc.chunk, score: sc.score})
+			if in[sc.Chunk] && len(bm.Entries) < depth {
+				bm.Entries = append(bm.Entries, sc)
 			}
 		}
-		vl := fusedList{name: "vector", weight: 1}
+		vl := rank.List{Name: "vector", Weight: 1}
 		for _, r := range sv.Index.Search(e.vector(q), depth, func(c uint64) bool { return in[c] }) {
-			vl.entries = append(vl.entries, ranked{chunk: r.Chunk, score: float64(r.Score)})
+			vl.Entries = append(vl.Entries, rank.Scored{Chunk: r.Chunk, Score: float64(r.Score)})
 		}
-		merged := fuse(DefaultFusion.K, bm, vl)
+		merged := rank.Fuse(rank.DefaultFusion.K, bm, vl)
 		for _, fu := range merged[:min(k, len(merged))] {
-			c, err := tx.Chunk(fu.chunk)
+			c, err := tx.Chunk(fu.Chunk)
 			if err != nil {
 				return err
 			}
@@ -351,8 +352,10 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filter
 			if err != nil {
 				return err
 			}
-			h := hitOf(c, n.Summary, fu.score)
-			h.Why = fu.why
+			h := hitOf(c, n.Summary, fu.Score)
+			for _, w := range fu.Why {
+				h.Why = append(h.Why, Reason(w))
+			}
 			hits = append(hits, h)
 		}
 		return nil

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
 )
 
 // syntheticWord turns a rank into a pronounceable pseudo-word, so the

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd/rank/lexical"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
 	"github.com/memd-dev/memd/vector"
 )
 
@@ -42,14 +43,14 @@ func TestSciFactNoiseFusion(t *testing.T) {
 	runs := []struct {
 		name   string
 		vec    bool
-		fusion Fusion
+		fusion rank.Fusion
 	}{
-		{"bm25 alone", false, Fusion{}},
-		{"noise, k=60, 1:1 (default)", true, Fusion{}},
-		{"noise, k=60, bm25 2:1", true, Fusion{BM25Weight: 2}},
-		{"noise, k=60, bm25 4:1", true, Fusion{BM25Weight: 4}},
-		{"noise, k=20, 1:1", true, Fusion{K: 20}},
-		{"noise, k=100, 1:1", true, Fusion{K: 100}},
+		{"bm25 alone", false, rank.Fusion{}},
+		{"noise, k=60, 1:1 (default)", true, rank.Fusion{}},
+		{"noise, k=60, bm25 2:1", true, rank.Fusion{BM25Weight: 2}},
+		{"noise, k=60, bm25 4:1", true, rank.Fusion{BM25Weight: 4}},
+		{"noise, k=20, 1:1", true, rank.Fusion{K: 20}},
+		{"noise, k=100, 1:1", true, rank.Fusion{K: 100}},
 	}
 	dir := t.TempDir()
 	for _, r := range runs {

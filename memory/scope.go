@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -61,21 +62,26 @@ func (sc *scope) accepts() func(chunk uint64) bool {
 
 // keep drops from scores, in place, the chunks readNotes found out of
 // scope; scores itself is overwritten.
-func (sc *scope) keep(scores []scored) []scored {
+func (sc *scope) keep(scores []rank.Scored) []rank.Scored {
 	if sc.chunks == nil {
 		return scores
 	}
-	return slices.DeleteFunc(scores, func(s scored) bool { _, ok := sc.chunks[s.chunk]; return !ok })
+	return slices.DeleteFunc(scores, func(s rank.Scored) bool { _, ok := sc.chunks[s.Chunk]; return !ok })
+}
+
+// holds reports whether chunk id's note passes the filters.
+func (sc *scope) holds(tx *store.Tx, id uint64) bool {
+	if sc.chunks != nil {
+		_, ok := sc.chunks[id]
+		return ok
+	}
+	return sc.filters.isZero() || sc.notePasses(tx, id)
 }
 
 // hit reads chunk id as a hit scored score, if the chunk and its note
 // exist and are in scope.
 func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (Hit, bool) {
-	if sc.chunks != nil {
-		if _, ok := sc.chunks[id]; !ok {
-			return Hit{}, false
-		}
-	} else if !sc.filters.isZero() && !sc.notePasses(tx, id) {
+	if !sc.holds(tx, id) {
 		return Hit{}, false
 	}
 	c, err := tx.Chunk(id)

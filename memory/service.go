@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/pipeline"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
@@ -35,8 +36,8 @@ type chunkerCounter interface {
 type Config struct {
 	DB      *store.DB
 	Indexer Indexer
-	BM25    BM25   // zero means DefaultBM25
-	Version string // reported in Status
+	BM25    rank.BM25 // zero means rank.DefaultBM25
+	Version string    // reported in Status
 	DataDir string
 
 	// Vectors is the vector index the pipeline keeps in step
@@ -48,8 +49,8 @@ type Config struct {
 	// Reranker, when set, re-orders the best fused hits.
 	Reranker Reranker
 	// Fusion tunes how BM25 and vector lists merge; zero fields take
-	// DefaultFusion's values.
-	Fusion Fusion
+	// rank.DefaultFusion's values.
+	Fusion rank.Fusion
 	// Models describes the daemon's model roles for Status.
 	Models []ModelStatus
 	// Generator answers Chat; nil means chat answers ErrUnavailable.
@@ -62,7 +63,7 @@ type Config struct {
 type Service struct {
 	db      *store.DB
 	ix      Indexer
-	bm25    BM25
+	bm25    rank.BM25
 	version string
 	dataDir string
 	started time.Time
@@ -70,7 +71,7 @@ type Service struct {
 	vectors     *vector.Serving
 	ownsVectors bool
 	reranker    Reranker
-	fusion      Fusion
+	fusion      rank.Fusion
 	models      []ModelStatus
 	gen         Generator
 	chat        *chatState
@@ -79,12 +80,12 @@ type Service struct {
 // New returns a Service over cfg.
 func New(cfg Config) *Service {
 	p := cfg.BM25
-	if p == (BM25{}) {
-		p = DefaultBM25
+	if p == (rank.BM25{}) {
+		p = rank.DefaultBM25
 	}
 	s := &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
 		dataDir: cfg.DataDir, started: time.Now().UTC(),
-		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.withDefaults(), models: cfg.Models,
+		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.WithDefaults(), models: cfg.Models,
 		gen: cfg.Generator, chat: newChatState(cfg.Chat)}
 	if s.vectors == nil && cfg.Embedder != nil {
 		s.vectors, s.ownsVectors = vector.NewServing(cfg.DB, vector.ServingConfig{Embedder: cfg.Embedder}), true

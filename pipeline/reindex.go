@@ -14,7 +14,7 @@ import (
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/rank/lexical"
 )
 
 // indexVersions are the versions of the code that turns a file into what

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/rank/lexical"
 )
 
 // titleFields are the strings of a chunk that count TitleWeight times: the

@@ -1,12 +1,11 @@
-package memory
+package rank
 
 import (
 	"math"
 	"slices"
 	"sync"
 
-	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/rank/lexical"
 )
 
 // BM25 parameters. k1 0.9 and b 0.4 are the values of the BM25 baselines
@@ -16,13 +15,27 @@ type BM25 struct {
 	B  float64
 }
 
-// DefaultBM25 is what Recall uses when the service's config leaves it zero.
+// DefaultBM25 is what recall uses when the service's config leaves it zero.
 var DefaultBM25 = BM25{K1: 0.9, B: 0.4}
 
-// scored is one chunk and its lexical score.
-type scored struct {
-	chunk uint64
-	score float64
+// Scored is one chunk and a list's score for it.
+type Scored struct {
+	Chunk uint64
+	Score float64
+}
+
+// Index is what BM25 reads of the lexical index; store.Tx is one.
+type Index interface {
+	// Postings appends every posting of term to dst, in chunk id order.
+	Postings(term string, dst []Posting) ([]Posting, error)
+	// MaxChunkID bounds the chunk ids postings hold.
+	MaxChunkID() uint64
+}
+
+// Corpus is the collection statistics BM25 normalizes by.
+type Corpus struct {
+	Chunks int   // chunks indexed
+	Length int64 // terms over all chunks
 }
 
 // scoreBoard accumulates per-chunk scores in a dense array indexed by chunk
@@ -51,22 +64,28 @@ func (b *scoreBoard) add(id uint64, s float64) {
 	b.scores[id] += s
 }
 
-// queryTerms analyzes a query into unique terms with their counts, in first
-// occurrence order.
-func queryTerms(q string) ([]string, map[string]int) {
+// Query is a query analyzed for BM25: its unique terms in first occurrence
+// order, and how often each occurs.
+type Query struct {
+	Terms  []string
+	Counts map[string]int
+}
+
+// ParseQuery analyzes q with the index's analyzer. Question words are
+// dropped unless they are all it has.
+func ParseQuery(q string) Query {
 	terms := lexical.Terms(q)
 	if kept := slices.DeleteFunc(slices.Clone(terms), isQuestionWord); len(kept) > 0 {
 		terms = kept
 	}
-	counts := map[string]int{}
-	var order []string
+	out := Query{Counts: map[string]int{}}
 	for _, t := range terms {
-		if counts[t] == 0 {
-			order = append(order, t)
+		if out.Counts[t] == 0 {
+			out.Terms = append(out.Terms, t)
 		}
-		counts[t]++
+		out.Counts[t]++
 	}
-	return order, counts
+	return out
 }
 
 // questionWords are the analyzed forms of the words that frame a question
@@ -82,24 +101,23 @@ var questionWords = map[string]bool{
 
 func isQuestionWord(t string) bool { return questionWords[t] }
 
-// rank scores every chunk holding a query term, in no particular order.
-func (p BM25) rank(tx *store.Tx, terms []string, qtf map[string]int) ([]scored, error) {
-	counts := tx.Counts()
-	if counts.Chunks == 0 || len(terms) == 0 {
+// Rank scores every chunk holding a term of q, in no particular order.
+func (p BM25) Rank(ix Index, c Corpus, q Query) ([]Scored, error) {
+	if c.Chunks == 0 || len(q.Terms) == 0 {
 		return nil, nil
 	}
-	n := float64(counts.Chunks)
-	avgdl := float64(counts.Length) / n
+	n := float64(c.Chunks)
+	avgdl := float64(c.Length) / n
 	if avgdl == 0 {
 		avgdl = 1
 	}
 	board := boards.Get().(*scoreBoard)
 	defer boards.Put(board)
-	board.reset(tx.MaxChunkID())
-	var buf []store.Posting
-	for _, term := range terms {
+	board.reset(ix.MaxChunkID())
+	var buf []Posting
+	for _, term := range q.Terms {
 		var err error
-		buf, err = tx.Postings(term, buf[:0])
+		buf, err = ix.Postings(term, buf[:0])
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +126,7 @@ func (p BM25) rank(tx *store.Tx, terms []string, qtf map[string]int) ([]scored, 
 		}
 		df := float64(len(buf))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		w := idf * float64(qtf[term])
+		w := idf * float64(q.Counts[term])
 		for _, post := range buf {
 			if post.Chunk >= uint64(len(board.scores)) {
 				continue
@@ -118,9 +136,9 @@ func (p BM25) rank(tx *store.Tx, terms []string, qtf map[string]int) ([]scored, 
 			board.add(post.Chunk, w*tf*(p.K1+1)/(tf+norm))
 		}
 	}
-	out := make([]scored, len(board.touched))
+	out := make([]Scored, len(board.touched))
 	for i, id := range board.touched {
-		out[i] = scored{chunk: id, score: board.scores[id]}
+		out[i] = Scored{Chunk: id, Score: board.scores[id]}
 	}
 	return out, nil
 }

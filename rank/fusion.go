@@ -1,8 +1,9 @@
-package memory
+package rank
 
 import "slices"
 
-// Fusion says how recall merges its BM25 and vector lists. The zero value
+// Fusion says how recall merges its ranked lists (BM25, vectors); a recall
+// with one list is a fusion of that one. The zero value
 // of every field means its default.
 type Fusion struct {
 	// K is reciprocal rank fusion's constant: a hit at rank r of a list
@@ -29,7 +30,8 @@ type Fusion struct {
 // DefaultFusion holds the values zero fields of Fusion take.
 var DefaultFusion = Fusion{K: 60, BM25Weight: 1, VectorWeight: 1, RerankDepth: 30}
 
-func (f Fusion) withDefaults() Fusion {
+// WithDefaults fills f's zero fields from DefaultFusion.
+func (f Fusion) WithDefaults() Fusion {
 	if f.K <= 0 {
 		f.K = DefaultFusion.K
 	}
@@ -45,72 +47,93 @@ func (f Fusion) withDefaults() Fusion {
 	return f
 }
 
-// depth is how deep each list goes for a request of k hits.
-func (f Fusion) depth(k int) int {
+// ListDepth is how deep each list goes for a request of k hits.
+func (f Fusion) ListDepth(k int) int {
 	if f.Depth > 0 {
 		return max(f.Depth, k)
 	}
 	return max(100, 2*k)
 }
 
-// ranked is one list's entry: a chunk and the list's own score for it.
-type ranked struct {
-	chunk uint64
-	score float64
-}
-
-// fusedList is one list to fuse: its name (as Reason.List says it), its
+// List is one list to fuse: its name (as a hit's reasons say it), its
 // weight, and its entries best first.
-type fusedList struct {
-	name    string
-	weight  float64
-	entries []ranked
+type List struct {
+	Name    string
+	Weight  float64
+	Entries []Scored
 }
 
-// fused is a chunk's fused score and where each list ranked it.
-type fused struct {
-	chunk uint64
-	score float64
-	why   []Reason // one per list that holds the chunk, in list order
+// Why says where one list ranked a fused chunk, with the list's own score.
+type Why struct {
+	List  string
+	Rank  int
+	Score float64
 }
 
-// fuse merges lists by weighted reciprocal rank: score(c) = Σ weight /
-// (k + rank), rank 1-based, over the lists that hold c. Ties go to the
-// chunk ranked best in any list, then to the older chunk, so the order is
-// deterministic.
-func fuse(k int, lists ...fusedList) []fused {
+// Fused is a chunk's fused score and where each list ranked it.
+type Fused struct {
+	Chunk uint64
+	Score float64
+	Why   []Why // one per list that holds the chunk, in list order
+}
+
+// Fuse merges lists by weighted reciprocal rank: score(c) = Σ weight /
+// (k + rank), rank 1-based, over the lists that hold c, divided by the
+// score of a chunk ranked first in every list. A fused score is thus on
+// one scale whatever the lists: in (0, 1], 1 for first everywhere, and
+// falling with rank (with k 60, rank 10 of a single list scores 0.87).
+// Ties go to the chunk ranked best in any list, then to the older chunk,
+// so the order is deterministic. One list keeps its order.
+func Fuse(k int, lists ...List) []Fused {
+	var top float64
+	for _, l := range lists {
+		top += l.Weight / float64(k+1)
+	}
+	if len(lists) == 1 {
+		return fuseOne(k, lists[0], top)
+	}
 	at := map[uint64]int{}
-	var out []fused
+	var out []Fused
 	best := map[uint64]int{} // best rank of a chunk in any list
 	for _, l := range lists {
-		for i, e := range l.entries {
+		for i, e := range l.Entries {
 			rank := i + 1
-			j, ok := at[e.chunk]
+			j, ok := at[e.Chunk]
 			if !ok {
 				j = len(out)
-				at[e.chunk] = j
-				out = append(out, fused{chunk: e.chunk})
-				best[e.chunk] = rank
+				at[e.Chunk] = j
+				out = append(out, Fused{Chunk: e.Chunk})
+				best[e.Chunk] = rank
 			}
-			out[j].score += l.weight / float64(k+rank)
-			out[j].why = append(out[j].why, Reason{List: l.name, Rank: rank, Score: e.score})
-			best[e.chunk] = min(best[e.chunk], rank)
+			out[j].Score += l.Weight / float64(k+rank) / top
+			out[j].Why = append(out[j].Why, Why{List: l.Name, Rank: rank, Score: e.Score})
+			best[e.Chunk] = min(best[e.Chunk], rank)
 		}
 	}
-	slices.SortFunc(out, func(a, b fused) int {
+	slices.SortFunc(out, func(a, b Fused) int {
 		switch {
-		case a.score > b.score:
+		case a.Score > b.Score:
 			return -1
-		case a.score < b.score:
+		case a.Score < b.Score:
 			return 1
-		case best[a.chunk] != best[b.chunk]:
-			return best[a.chunk] - best[b.chunk]
-		case a.chunk < b.chunk:
+		case best[a.Chunk] != best[b.Chunk]:
+			return best[a.Chunk] - best[b.Chunk]
+		case a.Chunk < b.Chunk:
 			return -1
-		case a.chunk > b.chunk:
+		case a.Chunk > b.Chunk:
 			return 1
 		}
 		return 0
 	})
+	return out
+}
+
+// fuseOne is Fuse of one list, which keeps its order: no map and no sort,
+// as BM25-only recall runs it on every query.
+func fuseOne(k int, l List, top float64) []Fused {
+	out := make([]Fused, len(l.Entries))
+	for i, e := range l.Entries {
+		out[i] = Fused{Chunk: e.Chunk, Score: l.Weight / float64(k+i+1) / top, Why: []Why{{List: l.Name, Rank: i + 1, Score: e.Score}}}
+	}
 	return out
 }

@@ -1,59 +1,60 @@
-package memory
+package rank
 
 import (
 	"container/heap"
 	"slices"
 )
 
-func better(a, b scored) bool {
-	if a.score != b.score {
-		return a.score > b.score
+// Better orders a before b: the higher score, and on a tie the older chunk,
+// so results are deterministic.
+func Better(a, b Scored) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
 	}
-	return a.chunk < b.chunk
+	return a.Chunk < b.Chunk
 }
 
-// sortScored orders best first; ties go to the older chunk so results are
-// deterministic.
-func sortScored(s []scored) {
-	slices.SortFunc(s, func(a, b scored) int {
+func sortScored(s []Scored) {
+	slices.SortFunc(s, func(a, b Scored) int {
 		switch {
-		case better(a, b):
+		case Better(a, b):
 			return -1
-		case better(b, a):
+		case Better(b, a):
 			return 1
 		}
 		return 0
 	})
 }
 
-// topScored returns the m best of s, best first, in O(len(s) log m): a full
-// sort of every matching chunk costs more than the scoring at 100k chunks.
-func topScored(s []scored, m int) []scored {
+// Top returns the m best of s, best first, in O(len(s) log m): a full sort
+// of every matching chunk costs more than the scoring at 100k chunks. s is
+// reordered.
+func Top(s []Scored, m int) []Scored {
 	if len(s) <= m {
 		sortScored(s)
 		return s
 	}
-	h := worstFirst(make([]scored, 0, m))
+	h := worstFirst(make([]Scored, 0, m))
 	for _, x := range s {
 		if len(h) < m {
 			heap.Push(&h, x)
-		} else if better(x, h[0]) {
+		} else if Better(x, h[0]) {
 			h[0] = x
 			heap.Fix(&h, 0)
 		}
 	}
-	out := []scored(h)
+	out := []Scored(h)
 	sortScored(out)
 	return out
 }
 
 // worstFirst is a heap whose root is the worst kept candidate.
-type worstFirst []scored
+type worstFirst []Scored
 
 func (h worstFirst) Len() int           { return len(h) }
-func (h worstFirst) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h worstFirst) Less(i, j int) bool { return Better(h[j], h[i]) }
 func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *worstFirst) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *worstFirst) Push(x any)        { *h = append(*h, x.(Scored)) }
 func (h *worstFirst) Pop() any {
 	old := *h
 	x := old[len(old)-1]

@@ -14,6 +14,7 @@ import (
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
@@ -58,7 +59,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	ix := pipeline.NewIndexer(db, pcfg)
 	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.Data,
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
-		Fusion:    memory.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
+		Fusion:    rank.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
 		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
 	srv := api.NewServer(svc, api.Options{Logger: log, AllowedOrigins: serveFlags.origins})
 	tl, token, err := listenTCP(cfg, log)

@@ -3,7 +3,7 @@ package lexical_test
 import (
 	"fmt"
 
-	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/rank/lexical"
 )
 
 func ExampleTerms() {
