@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/rank"
+	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )

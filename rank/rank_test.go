@@ -30,4 +30,3 @@ func TestQueryDropsQuestionWords(t *testing.T) {
 		}
 	}
 }
-
