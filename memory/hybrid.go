@@ -64,7 +64,7 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 	sc := newScope(r.Filters)
 	var bm rank.List
 	err := s.db.View(func(tx *store.Tx) error {
-		scores, err := s.bm25.Rank(tx, corpusOf(tx), query)
+		scores, err := s.lexical(tx, q, query, res)
 		if err != nil {
 			return err
 		}

@@ -327,7 +327,7 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filter
 		if err != nil {
 			return err
 		}
-		scores, err := rank.DefaultBM25.Rank(tx, corpusOf(tx), rank.ParseQuery(q))
+		scores, _, err := rank.DefaultBM25.Rank(tx, corpusOf(tx), rank.ParseQuery(q))
 		if err != nil {
 			return err
 		}

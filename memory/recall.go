@@ -49,7 +49,7 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 		err = s.hybrid(ctx, sv, q, query, k, r, &res)
 	} else {
 		err = s.db.View(func(tx *store.Tx) error {
-			scores, err := s.bm25.Rank(tx, corpusOf(tx), query)
+			scores, err := s.lexical(tx, q, query, &res)
 			if err != nil {
 				return err
 			}
@@ -82,6 +82,24 @@ func (s *Service) hitsWanted(k int) int {
 		return k
 	}
 	return max(k, min(s.fusion.RerankDepth, maxRerank))
+}
+
+// lexical ranks the chunks holding terms of query (parsed from text) by
+// BM25, with its typos corrected (rank.Typos.Correct); a correction is
+// said in res.CorrectedQuery.
+func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, res *RecallResult) ([]rank.Scored, error) {
+	c := corpusOf(tx)
+	scores, df, err := s.bm25.Rank(tx, c, query)
+	if err != nil {
+		return nil, err
+	}
+	fixed, fixes := s.typos.Correct(query, df, func() *rank.Dictionary { return s.spelling.dictionary(tx) })
+	if len(fixes) == 0 {
+		return scores, nil
+	}
+	res.CorrectedQuery = rank.CorrectText(text, fixes)
+	scores, _, err = s.bm25.Rank(tx, c, fixed)
+	return scores, err
 }
 
 // corpusOf is the statistics BM25 normalizes by, as of tx.

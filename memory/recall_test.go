@@ -214,7 +214,7 @@ func bm25Want(t *testing.T, db *store.DB, q string, f Filters, n int, explain bo
 	t.Helper()
 	hits = []Hit{}
 	err := db.View(func(tx *store.Tx) error {
-		scores, err := rank.DefaultBM25.Rank(tx, corpusOf(tx), rank.ParseQuery(q))
+		scores, _, err := rank.DefaultBM25.Rank(tx, corpusOf(tx), rank.ParseQuery(q))
 		if err != nil {
 			return err
 		}

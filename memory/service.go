@@ -48,6 +48,8 @@ type Config struct {
 	Embedder vector.Embedder
 	// Reranker, when set, re-orders the best fused hits.
 	Reranker Reranker
+	// Typos tunes typo tolerance; the zero value is rank.DefaultTypos.
+	Typos rank.Typos
 	// Fusion tunes how BM25 and vector lists merge; zero fields take
 	// rank.DefaultFusion's values.
 	Fusion rank.Fusion
@@ -61,12 +63,14 @@ type Config struct {
 // Service answers recall over the store and manages folders through the
 // indexer. It is safe for concurrent use.
 type Service struct {
-	db      *store.DB
-	ix      Indexer
-	bm25    rank.BM25
-	version string
-	dataDir string
-	started time.Time
+	db       *store.DB
+	ix       Indexer
+	bm25     rank.BM25
+	typos    rank.Typos
+	spelling *spelling
+	version  string
+	dataDir  string
+	started  time.Time
 
 	vectors     *vector.Serving
 	ownsVectors bool
@@ -84,6 +88,7 @@ func New(cfg Config) *Service {
 		p = rank.DefaultBM25
 	}
 	s := &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
+		typos: cfg.Typos.WithDefaults(), spelling: &spelling{db: cfg.DB},
 		dataDir: cfg.DataDir, started: time.Now().UTC(),
 		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.WithDefaults(), models: cfg.Models,
 		gen: cfg.Generator, chat: newChatState(cfg.Chat)}
@@ -94,8 +99,10 @@ func New(cfg Config) *Service {
 }
 
 // Close stops what the Service started itself: the vector index New made
-// when Config.Vectors was nil. It closes no model.
+// when Config.Vectors was nil, and a term dictionary being rebuilt. It
+// closes no model.
 func (s *Service) Close() error {
+	s.spelling.wait()
 	if s.ownsVectors {
 		return s.vectors.Close()
 	}

@@ -37,9 +37,12 @@ type Hit struct {
 	Title     string   `json:"title,omitempty"`
 	Text      string   `json:"text"`
 	Summary   string   `json:"summary"`
-	Score     float64  `json:"score"`
-	ChunkID   uint64   `json:"chunk_id"`
-	Why       []Reason `json:"why,omitempty"`
+	// Score is on one scale with or without vectors (rank.Fuse): in
+	// (0, 1], 1 for a chunk ranked first by every list the recall fused,
+	// falling with rank. With a reranker it is the reranker's score.
+	Score   float64  `json:"score"`
+	ChunkID uint64   `json:"chunk_id"`
+	Why     []Reason `json:"why,omitempty"`
 }
 
 // Reason says which ranked list placed a hit, and where.
@@ -53,7 +56,11 @@ type Reason struct {
 type RecallResult struct {
 	Hits     []Hit    `json:"hits"`
 	Warnings []string `json:"warnings,omitempty"`
-	TookMS   float64  `json:"took_ms"`
+	// CorrectedQuery is the query as recall looked for it when it matched
+	// misspelled words to words the notes hold ("showing results for …");
+	// empty when it took the query as it was.
+	CorrectedQuery string  `json:"corrected_query,omitempty"`
+	TookMS         float64 `json:"took_ms"`
 }
 
 // FolderStatus describes one registered folder.

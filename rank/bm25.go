@@ -65,10 +65,19 @@ func (b *scoreBoard) add(id uint64, s float64) {
 }
 
 // Query is a query analyzed for BM25: its unique terms in first occurrence
-// order, and how often each occurs.
+// order, and the weight of each: how often it occurs, scaled down for a
+// typo's correction.
 type Query struct {
-	Terms  []string
-	Counts map[string]int
+	Terms   []string
+	Weights map[string]float64
+}
+
+// add counts term with weight w.
+func (q *Query) add(term string, w float64) {
+	if _, ok := q.Weights[term]; !ok {
+		q.Terms = append(q.Terms, term)
+	}
+	q.Weights[term] += w
 }
 
 // ParseQuery analyzes q with the index's analyzer. Question words are
@@ -78,12 +87,9 @@ func ParseQuery(q string) Query {
 	if kept := slices.DeleteFunc(slices.Clone(terms), isQuestionWord); len(kept) > 0 {
 		terms = kept
 	}
-	out := Query{Counts: map[string]int{}}
+	out := Query{Weights: map[string]float64{}}
 	for _, t := range terms {
-		if out.Counts[t] == 0 {
-			out.Terms = append(out.Terms, t)
-		}
-		out.Counts[t]++
+		out.add(t, 1)
 	}
 	return out
 }
@@ -101,10 +107,13 @@ var questionWords = map[string]bool{
 
 func isQuestionWord(t string) bool { return questionWords[t] }
 
-// Rank scores every chunk holding a term of q, in no particular order.
-func (p BM25) Rank(ix Index, c Corpus, q Query) ([]Scored, error) {
+// Rank scores every chunk holding a term of q, in no particular order,
+// and says how many chunks hold each of q.Terms (what Typos.Correct
+// reads).
+func (p BM25) Rank(ix Index, c Corpus, q Query) ([]Scored, []int, error) {
+	df := make([]int, len(q.Terms))
 	if c.Chunks == 0 || len(q.Terms) == 0 {
-		return nil, nil
+		return nil, df, nil
 	}
 	n := float64(c.Chunks)
 	avgdl := float64(c.Length) / n
@@ -115,18 +124,18 @@ func (p BM25) Rank(ix Index, c Corpus, q Query) ([]Scored, error) {
 	defer boards.Put(board)
 	board.reset(ix.MaxChunkID())
 	var buf []Posting
-	for _, term := range q.Terms {
+	for i, term := range q.Terms {
 		var err error
 		buf, err = ix.Postings(term, buf[:0])
 		if err != nil {
-			return nil, err
+			return nil, df, err
 		}
-		if len(buf) == 0 {
+		if df[i] = len(buf); len(buf) == 0 {
 			continue
 		}
 		df := float64(len(buf))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		w := idf * float64(q.Counts[term])
+		w := idf * q.Weights[term]
 		for _, post := range buf {
 			if post.Chunk >= uint64(len(board.scores)) {
 				continue
@@ -140,5 +149,5 @@ func (p BM25) Rank(ix Index, c Corpus, q Query) ([]Scored, error) {
 	for i, id := range board.touched {
 		out[i] = Scored{Chunk: id, Score: board.scores[id]}
 	}
-	return out, nil
+	return out, df, nil
 }

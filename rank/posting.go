@@ -84,3 +84,19 @@ func DecodeBlock(block []byte, dst []Posting) ([]Posting, error) {
 	}
 	return dst, nil
 }
+
+// BlockLen is how many postings block holds, counted without decoding
+// them: each posting is three uvarints, and a uvarint's last byte alone
+// has the high bit clear.
+func BlockLen(block []byte) int {
+	if len(block) < trailerLen {
+		return 0
+	}
+	n := 0
+	for _, b := range block[:len(block)-trailerLen] {
+		if b < 0x80 {
+			n++
+		}
+	}
+	return n / 3
+}

@@ -166,3 +166,35 @@ func (t *Tx) Postings(term string, dst []Posting) ([]Posting, error) {
 	}
 	return dst, nil
 }
+
+// DocFreq is how many chunks hold term, counted without decoding their
+// postings. Edits made earlier in the same Update are not visible.
+func (t *Tx) DocFreq(term string) int {
+	b := t.bucket(bucketPostings)
+	last := uint32(t.MaxChunkID() >> blockShift)
+	key := make([]byte, 0, 4+len(term))
+	n := 0
+	for block := uint32(0); block <= last; block++ {
+		n += rank.BlockLen(b.Get(blockKey(key[:0], block, term)))
+	}
+	return n
+}
+
+// ForEachTerm calls fn for every term of the lexical index with the number
+// of chunks that hold it, in no particular order. It reads every posting
+// block once (counting, not decoding, its postings): the term dictionary
+// typo tolerance is built from.
+func (t *Tx) ForEachTerm(fn func(term string, df int)) error {
+	df := map[string]int{}
+	c := t.bucket(bucketPostings).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) < 4 {
+			return fmt.Errorf("posting key %x is damaged; run `memctl reindex`", k)
+		}
+		df[string(k[4:])] += rank.BlockLen(v)
+	}
+	for term, n := range df {
+		fn(term, n)
+	}
+	return nil
+}
