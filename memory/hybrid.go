@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/memd-dev/memd/inference"
@@ -17,10 +18,12 @@ import (
 // then answers from BM25 with a warning.
 const queryEmbedTimeout = 3 * time.Second
 
-// queryVector is the outcome of embedding a query.
+// queryVector is the outcome of embedding a query: its vector and the
+// similarity floor a vector-only hit must pass.
 type queryVector struct {
-	vec []float32
-	err error
+	vec   []float32
+	floor float32
+	err   error
 }
 
 // embedQuery embeds q in the embedder's query format, before indexing work.
@@ -59,6 +62,9 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 	go func() {
 		defer close(embedded)
 		vec = embedQuery(ctx, sv.Embedder, q)
+		if vec.err == nil {
+			vec.floor, vec.err = s.vectorFloor(ctx, sv)
+		}
 	}()
 
 	sc := newScope(r.Filters)
@@ -89,12 +95,34 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), min(want, depth), sc, r.Explain)
 			return nil
 		}
-		near := sv.Index.Search(vec.vec, depth, sc.accepts())
-		vl := rank.List{Name: "vector", Weight: s.fusion.VectorWeight, Entries: make([]rank.Scored, len(near))}
-		for i, n := range near {
-			vl.Entries[i] = rank.Scored{Chunk: n.Chunk, Score: float64(n.Score)}
+		vl := rank.List{Name: "vector", Weight: s.fusion.VectorWeight}
+		inBM25 := make(map[uint64]bool, len(bm.Entries))
+		for _, e := range bm.Entries {
+			inBM25[e.Chunk] = true
+		}
+		for _, n := range sv.Index.Search(vec.vec, depth, sc.accepts()) {
+			if n.Score > vec.floor || inBM25[n.Chunk] {
+				vl.Entries = append(vl.Entries, rank.Scored{Chunk: n.Chunk, Score: float64(n.Score)})
+			}
 		}
 		res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm, vl), want, sc, r.Explain)
 		return nil
 	})
+}
+
+// vectorFloor is the similarity a vector-only hit must pass: the config's
+// when it sets one, else the embedder's calibrated on sv (vector.Served.
+// Floor), so a query about nothing in the notes finds nothing.
+func (s *Service) vectorFloor(ctx context.Context, sv *vector.Served) (float32, error) {
+	switch {
+	case s.vectorFloorSet < 0:
+		return float32(math.Inf(-1)), nil
+	case s.vectorFloorSet > 0:
+		return float32(s.vectorFloorSet), nil
+	}
+	f, err := sv.Floor(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("calibrate the similarity floor: %w", err)
+	}
+	return f, nil
 }

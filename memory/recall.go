@@ -41,9 +41,6 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
 	}
-	if len(query.Terms) == 0 && sv == nil {
-		res.Warnings = append(res.Warnings, "the query has only stop words; add a more specific word")
-	}
 	var err error
 	if sv != nil {
 		err = s.hybrid(ctx, sv, q, query, k, r, &res)
@@ -61,6 +58,9 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	}
 	if err != nil {
 		return RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
+	}
+	if len(query.Terms) == 0 && len(res.Hits) == 0 {
+		res.Warnings = append(res.Warnings, "the query has only stop words; add a more specific word")
 	}
 	if s.reranker != nil && len(res.Hits) > 0 {
 		if err := rerank(ctx, s.reranker, q, res.Hits, max(k, s.fusion.RerankDepth), r.Explain); err != nil {

@@ -48,6 +48,11 @@ type Config struct {
 	Embedder vector.Embedder
 	// Reranker, when set, re-orders the best fused hits.
 	Reranker Reranker
+	// VectorFloor is the cosine similarity a vector-only hit must pass
+	// (one BM25 also found always may); zero means the floor calibrated
+	// for the embedder on the notes (vector.Served.Floor), negative no
+	// floor.
+	VectorFloor float64
 	// Typos tunes typo tolerance; the zero value is rank.DefaultTypos.
 	Typos rank.Typos
 	// Fusion tunes how BM25 and vector lists merge; zero fields take
@@ -63,14 +68,16 @@ type Config struct {
 // Service answers recall over the store and manages folders through the
 // indexer. It is safe for concurrent use.
 type Service struct {
-	db       *store.DB
-	ix       Indexer
-	bm25     rank.BM25
-	typos    rank.Typos
-	spelling *spelling
-	version  string
-	dataDir  string
-	started  time.Time
+	db    *store.DB
+	ix    Indexer
+	bm25  rank.BM25
+	typos rank.Typos
+	// vectorFloorSet is Config.VectorFloor, 0 for the calibrated floor.
+	vectorFloorSet float64
+	spelling       *spelling
+	version        string
+	dataDir        string
+	started        time.Time
 
 	vectors     *vector.Serving
 	ownsVectors bool
@@ -88,7 +95,7 @@ func New(cfg Config) *Service {
 		p = rank.DefaultBM25
 	}
 	s := &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
-		typos: cfg.Typos.WithDefaults(), spelling: &spelling{db: cfg.DB},
+		typos: cfg.Typos.WithDefaults(), spelling: &spelling{db: cfg.DB}, vectorFloorSet: cfg.VectorFloor,
 		dataDir: cfg.DataDir, started: time.Now().UTC(),
 		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.WithDefaults(), models: cfg.Models,
 		gen: cfg.Generator, chat: newChatState(cfg.Chat)}

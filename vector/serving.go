@@ -82,6 +82,10 @@ type Served struct {
 	// inflight counts recalls using this index, so a retired previous
 	// embedder closes only after they are done with it.
 	inflight sync.WaitGroup
+
+	floorMu  sync.Mutex // held while Floor calibrates
+	floorSet bool
+	floor    float32
 }
 
 // Release ends one recall's use of the index Acquire gave it.
