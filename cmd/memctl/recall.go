@@ -12,26 +12,6 @@ import (
 	"github.com/memd-dev/memd"
 )
 
-// hitJSON is one hit as recall --json prints it; the field set is a
-// documented contract, so it is spelled out rather than memd.Hit as is.
-type hitJSON struct {
-	Folder    string   `json:"folder"`
-	Path      string   `json:"path"`
-	StartLine int      `json:"start_line"`
-	EndLine   int      `json:"end_line"`
-	Heading   []string `json:"heading"`
-	Text      string   `json:"text"`
-	Summary   string   `json:"summary"`
-	Score     float64  `json:"score"`
-	// Why is set with --explain: which ranked lists placed the hit.
-	Why []memd.Reason `json:"why,omitempty"`
-}
-
-type recallJSON struct {
-	Hits     []hitJSON `json:"hits"`
-	Warnings []string  `json:"warnings,omitempty"`
-}
-
 func newRecallCmd(a *app) *cobra.Command {
 	var (
 		req           memd.RecallRequest
@@ -71,9 +51,7 @@ func newRecallCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.json {
-				out := toRecallJSON(res.Hits)
-				out.Warnings = res.Warnings
-				return a.printJSON(out)
+				return a.printJSON(res)
 			}
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
@@ -94,19 +72,6 @@ func newRecallCmd(a *app) *cobra.Command {
 	fl.BoolVar(&req.Explain, "explain", false, "say which lists (bm25, vector, rerank) ranked each hit, at what rank and score")
 	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
 	return cmd
-}
-
-func toRecallJSON(hits []memd.Hit) recallJSON {
-	out := recallJSON{Hits: make([]hitJSON, 0, len(hits))}
-	for _, h := range hits {
-		heading := h.Heading
-		if heading == nil {
-			heading = []string{}
-		}
-		out.Hits = append(out.Hits, hitJSON{Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
-			Heading: heading, Text: h.Text, Summary: h.Summary, Score: h.Score, Why: h.Why})
-	}
-	return out
 }
 
 // parseDate reads a date given on the command line; a bare date is
