@@ -120,11 +120,12 @@ type recallArgs struct {
 	K          int      `json:"k,omitempty" jsonschema:"how many passages to return (default 10)"`
 	Folder     string   `json:"folder,omitempty" jsonschema:"only notes of this registered folder (absolute path)"`
 	PathPrefix string   `json:"path_prefix,omitempty" jsonschema:"only notes whose absolute path starts with this"`
-	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags"`
+	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags (a tag matches the tags under it: garden matches garden/bees)"`
+	PerNote    bool     `json:"per_note,omitempty" jsonschema:"one passage per note, its best, so that k counts notes"`
 }
 
 func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallArgs) (*mcp.CallToolResult, memd.RecallResult, error) {
-	req := memd.RecallRequest{Query: in.Query, K: in.K, Filters: memd.Filters{Tags: in.Tags}}
+	req := memd.RecallRequest{Query: in.Query, K: in.K, Filters: memd.Filters{Tags: in.Tags}, PerNote: in.PerNote}
 	var err error
 	if in.Folder != "" {
 		if req.Filters.Folder, err = absArg("folder", in.Folder); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,12 +17,16 @@ func newRecallCmd(a *app) *cobra.Command {
 	var (
 		req           memd.RecallRequest
 		after, before string
+		vimgrep       bool
 	)
 	cmd := &cobra.Command{
 		Use:   `recall "query"`,
 		Short: "Show the chunks of your notes that best answer a query",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if vimgrep && a.json {
+				return errors.New("--vimgrep and --json are two ways to print the hits; pick one")
+			}
 			req.Query = strings.Join(args, " ")
 			f := &req.Filters
 			var err error
@@ -56,7 +61,11 @@ func newRecallCmd(a *app) *cobra.Command {
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
 			}
-			printHits(a.out, res.Hits)
+			if vimgrep {
+				printVimgrep(a.out, res.Hits)
+			} else {
+				printHits(a.out, res.Hits)
+			}
 			for _, w := range res.Warnings {
 				fmt.Fprintln(a.errOut, "warning:", w)
 			}
@@ -67,10 +76,12 @@ func newRecallCmd(a *app) *cobra.Command {
 	fl.IntVarP(&req.K, "k", "k", 0, fmt.Sprintf("how many hits (default %d, at most %d)", memd.DefaultK, memd.MaxK))
 	fl.StringVar(&req.Filters.Folder, "folder", "", "only notes of this registered folder")
 	fl.StringVar(&req.Filters.PathPrefix, "path", "", "only notes whose path starts with this")
-	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag (repeat: every tag must be on the note)")
+	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag or a tag under it: garden matches garden/bees (repeat: every tag must be on the note)")
 	fl.StringVar(&after, "after", "", "only notes modified after this date (2006-01-02 or RFC 3339)")
 	fl.BoolVar(&req.Explain, "explain", false, "say which lists (bm25, vector, rerank) ranked each hit, at what rank and score")
 	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
+	fl.BoolVar(&req.PerNote, "per-note", false, "one hit per note, its best chunk (-k then counts notes)")
+	fl.BoolVar(&vimgrep, "vimgrep", false, "print path:line:col:text, one line a hit, as grep -n and Vim's quickfix and Emacs' grep-mode read it")
 	return cmd
 }
 
@@ -112,6 +123,21 @@ func printHits(w io.Writer, hits []memd.Hit) {
 		for _, line := range excerpt(h.Text) {
 			fmt.Fprintln(w, "    "+line)
 		}
+	}
+}
+
+// printVimgrep writes each hit as "path:line:col:text": the hit's first
+// line with text, so that a quickfix list opens on the chunk.
+func printVimgrep(w io.Writer, hits []memd.Hit) {
+	for _, h := range hits {
+		line, text := h.StartLine, ""
+		for i, l := range strings.Split(h.Text, "\n") {
+			if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+				line, text = h.StartLine+i, l
+				break
+			}
+		}
+		fmt.Fprintf(w, "%s:%d:1:%s\n", h.Path, line, text)
 	}
 }
 
