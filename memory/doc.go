@@ -1,9 +1,11 @@
 // Package memory is memd's service: Recall ranks chunks of notes for a query
-// and Chat answers from them. It speaks in notes, chunks, hits and answers and
-// knows nothing of sockets or files on disk.
+// (BM25 with typo tolerance and fusion from package rank, vector search
+// from package vector, an optional reranker, filters, one hit per note)
+// and Chat answers from them (prompt assembly, sessions, citations). It
+// also registers folders and forgets notes through the pipeline's Indexer.
+// It speaks in the root package memd's types and knows nothing of sockets.
 //
-// Recall searches the vectors vector.Serving holds; everything else about
-// vectors (formats, writing, re-embedding) lives in package vector.
-//
-// It imports pipeline, vector, inference and store, never api.
+// It imports the root package memd, rank, vector, pipeline, inference and
+// store; nothing imports it but cmd/memd, which hands it to the server as
+// its Service.
 package memory

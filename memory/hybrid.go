@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
@@ -55,7 +56,7 @@ func embedQuery(ctx context.Context, e vector.Embedder, q string) queryVector {
 // note decoded once over both; a chunk that went between the two is
 // skipped (chunk ids are never reused).
 func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query rank.Query,
-	k int, r RecallRequest, res *RecallResult) error {
+	k int, r memd.RecallRequest, res *memd.RecallResult) error {
 	depth, want := s.fusion.ListDepth(k), s.hitsWanted(k)
 	var vec queryVector
 	embedded := make(chan struct{})
@@ -67,7 +68,7 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 		}
 	}()
 
-	sc := newScope(r.Filters)
+	sc := newScope(r.Filters, r.PerNote)
 	var bm rank.List
 	err := s.db.View(func(tx *store.Tx) error {
 		scores, err := s.lexical(tx, q, query, res)

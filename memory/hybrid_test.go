@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
@@ -137,7 +138,7 @@ func hybridStore(t *testing.T) (*store.DB, *conceptEmbedder) {
 func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	db, e := hybridStore(t)
 	bm := New(Config{DB: db})
-	res, err := bm.Recall(context.Background(), RecallRequest{Query: "automobile"})
+	res, err := bm.Recall(context.Background(), memd.RecallRequest{Query: "automobile"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
-	res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 2, Explain: true})
+	res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 2, Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,19 +181,19 @@ func TestHybridFiltersBothLists(t *testing.T) {
 	defer s.Close()
 	cases := []struct {
 		name string
-		f    Filters
+		f    memd.Filters
 		want []string
 	}{
-		{"tag", Filters{Tags: []string{"home"}}, []string{"/a/cars.md:1"}},
-		{"folder", Filters{Folder: "/b"}, []string{"/b/work.md:11"}},
-		{"prefix", Filters{PathPrefix: "/a/c"}, []string{"/a/cars.md:1"}},
-		{"modified after", Filters{ModifiedAfter: day.AddDate(0, 0, 1)}, []string{"/b/work.md:11"}},
-		{"modified before", Filters{ModifiedBefore: day.AddDate(0, 0, 1)}, []string{"/a/cars.md:1"}},
-		{"nothing", Filters{Folder: "/c"}, nil},
+		{"tag", memd.Filters{Tags: []string{"home"}}, []string{"/a/cars.md:1"}},
+		{"folder", memd.Filters{Folder: "/b"}, []string{"/b/work.md:11"}},
+		{"prefix", memd.Filters{PathPrefix: "/a/c"}, []string{"/a/cars.md:1"}},
+		{"modified after", memd.Filters{ModifiedAfter: day.AddDate(0, 0, 1)}, []string{"/b/work.md:11"}},
+		{"modified before", memd.Filters{ModifiedBefore: day.AddDate(0, 0, 1)}, []string{"/a/cars.md:1"}},
+		{"nothing", memd.Filters{Folder: "/c"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 1, Filters: c.f})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 1, Filters: c.f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +209,7 @@ func TestHybridDegradesOnEmbedError(t *testing.T) {
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
 	e.fail(errors.New("decode failed"))
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", Explain: true})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestHybridNothingMatches(t *testing.T) {
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
 	for _, q := range []string{"the", "xylophone lessons"} {
-		res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: 3})
+		res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +240,7 @@ func TestHybridNothingMatches(t *testing.T) {
 			t.Errorf("%q: hits %v, want none", q, paths(res.Hits))
 		}
 	}
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "vehicle", K: 3})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "vehicle", K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestHybridNothingMatches(t *testing.T) {
 	// vector hit through.
 	all := New(Config{DB: db, Embedder: e, VectorFloor: -1})
 	defer all.Close()
-	if res, err := all.Recall(context.Background(), RecallRequest{Query: "the", K: 3}); err != nil || len(res.Hits) != 3 {
+	if res, err := all.Recall(context.Background(), memd.RecallRequest{Query: "the", K: 3}); err != nil || len(res.Hits) != 3 {
 		t.Errorf("no floor: hits %v %v", paths(res.Hits), err)
 	}
 }
@@ -279,7 +280,7 @@ func TestRerank(t *testing.T) {
 	rr := &fixedReranker{word: "tyres"}
 	s := New(Config{DB: db, Embedder: e, Reranker: rr, Fusion: rank.Fusion{RerankDepth: 2}, VectorFloor: -1})
 	defer s.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 3, Explain: true})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 3, Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestRerank(t *testing.T) {
 	}
 
 	rr.err = errors.New("reranker broke")
-	res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 2})
+	res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestRerank(t *testing.T) {
 }
 
 func TestRerankTail(t *testing.T) {
-	hits := []Hit{{ChunkID: 1, Text: "a"}, {ChunkID: 2, Text: "tyres"}, {ChunkID: 3, Text: "b"}, {ChunkID: 4, Text: "c"}}
+	hits := []memd.Hit{{ChunkID: 1, Text: "a"}, {ChunkID: 2, Text: "tyres"}, {ChunkID: 3, Text: "b"}, {ChunkID: 4, Text: "c"}}
 	if err := rerank(context.Background(), &fixedReranker{word: "tyres"}, "q", hits, 2, false); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestRerankTail(t *testing.T) {
 // long way: the chunks in scope found by reading every chunk's note, the
 // BM25 list by a full sort, the vector list by the index over those
 // chunks alone, fused, and the first k read.
-func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filters, k int) []Hit {
+func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f memd.Filters, k int) []memd.Hit {
 	t.Helper()
 	sv := served(s.vectors)
 	depth := s.fusion.ListDepth(k)
@@ -339,12 +340,12 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filter
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := []Hit{}
+	hits := []memd.Hit{}
 	err = s.db.View(func(tx *store.Tx) error {
 		in := map[uint64]bool{}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
 			n, err := tx.Note(c.Path)
-			in[c.ID] = err == nil && f.matchNote(n)
+			in[c.ID] = err == nil && matchNote(f, n)
 			return err
 		})
 		if err != nil {
@@ -383,7 +384,7 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filter
 			}
 			h := hitOf(c, n.Summary, fu.Score)
 			for _, w := range fu.Why {
-				h.Why = append(h.Why, Reason(w))
+				h.Why = append(h.Why, memd.Reason(w))
 			}
 			hits = append(hits, h)
 		}
@@ -404,7 +405,7 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 	embedStore(t, db, e)
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
-	each := func(check func(name, q string, f Filters, k int)) {
+	each := func(check func(name, q string, f memd.Filters, k int)) {
 		for _, c := range storeFilters {
 			for _, q := range filterQueries {
 				for _, k := range []int{1, 10, 100} {
@@ -414,9 +415,9 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 		}
 	}
 	t.Run("fused", func(t *testing.T) {
-		each(func(name, q string, f Filters, k int) {
+		each(func(name, q string, f memd.Filters, k int) {
 			want := hybridWant(t, s, e, q, f, k)
-			res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: f, Explain: true})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: k, Filters: f, Explain: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -429,10 +430,10 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 		e.fail(errors.New("decode failed"))
 		defer e.fail(nil)
 		warn := []string{"the query could not be embedded (decode failed); recall is BM25 alone"}
-		each(func(name, q string, f Filters, k int) {
+		each(func(name, q string, f memd.Filters, k int) {
 			for _, explain := range []bool{false, true} {
 				want, _ := bm25Want(t, db, q, f, k, explain)
-				res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: f, Explain: explain})
+				res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: k, Filters: f, Explain: explain})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -459,7 +460,7 @@ func TestVectorsReembedPreviousGone(t *testing.T) {
 	open := func(string) (vector.Embedder, error) { t.Fatal("opened a missing file"); return nil, nil }
 	s := New(Config{DB: db, Vectors: vector.NewServing(db, vector.ServingConfig{Embedder: b, OpenEmbedder: open})})
 	defer s.vectors.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile"})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func TestVectorsReembedPreviousGone(t *testing.T) {
 	if err := s.vectors.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile"}); err != nil {
+	if res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "automobile"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Warnings) != 0 {

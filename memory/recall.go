@@ -6,34 +6,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 )
 
-// maxQueryBytes bounds a query; longer text is not a query but a document.
-const maxQueryBytes = 8 << 10
-
 // Recall returns the chunks that best answer r.Query, best first.
-func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, error) {
+func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
 	start := time.Now()
-	q := strings.TrimSpace(r.Query)
-	switch {
-	case q == "":
-		return RecallResult{}, fmt.Errorf("%w: the query is empty; pass the words to look for", ErrBadRequest)
-	case len(q) > maxQueryBytes:
-		return RecallResult{}, fmt.Errorf("%w: the query is %d bytes, over the %d-byte limit", ErrBadRequest, len(q), maxQueryBytes)
-	case r.K < 0 || r.K > MaxK:
-		return RecallResult{}, fmt.Errorf("%w: k must be between 1 and %d", ErrBadRequest, MaxK)
+	if err := r.Validate(); err != nil {
+		return memd.RecallResult{}, err
 	}
+	q := strings.TrimSpace(r.Query)
 	k := r.K
 	if k == 0 {
-		k = DefaultK
+		k = memd.DefaultK
 	}
 	if err := ctx.Err(); err != nil {
-		return RecallResult{}, err
+		return memd.RecallResult{}, err
 	}
 	query := rank.ParseQuery(q)
-	res := RecallResult{Hits: []Hit{}}
+	res := memd.RecallResult{Hits: []memd.Hit{}}
 	sv, warn := s.vectors.Acquire()
 	if sv != nil {
 		defer sv.Release()
@@ -50,14 +43,14 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 			if err != nil {
 				return err
 			}
-			want, sc := s.hitsWanted(k), newScope(r.Filters)
+			want, sc := s.hitsWanted(k), newScope(r.Filters, r.PerNote)
 			bm := s.bm25List(bm25Kept(tx, scores, want, sc))
 			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), want, sc, r.Explain)
 			return nil
 		})
 	}
 	if err != nil {
-		return RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
+		return memd.RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
 	}
 	if len(query.Terms) == 0 && len(res.Hits) == 0 {
 		res.Warnings = append(res.Warnings, "the query has only stop words; add a more specific word")
@@ -65,7 +58,7 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 	if s.reranker != nil && len(res.Hits) > 0 {
 		if err := rerank(ctx, s.reranker, q, res.Hits, max(k, s.fusion.RerankDepth), r.Explain); err != nil {
 			if ctx.Err() != nil {
-				return RecallResult{}, ctx.Err()
+				return memd.RecallResult{}, ctx.Err()
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("reranking failed (%v); hits are in fused order", err))
 		}
@@ -87,7 +80,7 @@ func (s *Service) hitsWanted(k int) int {
 // lexical ranks the chunks holding terms of query (parsed from text) by
 // BM25, with its typos corrected (rank.Typos.Correct); a correction is
 // said in res.CorrectedQuery.
-func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, res *RecallResult) ([]rank.Scored, error) {
+func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, res *memd.RecallResult) ([]rank.Scored, error) {
 	c := corpusOf(tx)
 	scores, df, err := s.bm25.Rank(tx, c, query)
 	if err != nil {
@@ -113,20 +106,21 @@ func (s *Service) bm25List(entries []rank.Scored) rank.List {
 	return rank.List{Name: "bm25", Weight: s.fusion.BM25Weight, Entries: entries}
 }
 
-// bm25Kept is the best n chunks of scores that are in sc, best first. It
-// sorts only as deep as the filters make it go: when they reject too many,
-// it goes on below the last chunk it read, so no chunk is read twice.
-// scores is reordered.
+// bm25Kept is the best n chunks of scores that are in sc (with one hit
+// per note, each the best of its note), best first. It sorts only as deep
+// as the filters make it go: when they reject too many, it goes on below
+// the last chunk it read, so no chunk is read twice. scores is reordered.
 func bm25Kept(tx *store.Tx, scores []rank.Scored, n int, sc *scope) []rank.Scored {
-	if sc.filters.isZero() {
+	if noFilters(sc.filters) && sc.hitNotes == nil {
 		return rank.Top(scores, min(n, len(scores)))
 	}
 	kept := make([]rank.Scored, 0, min(n, len(scores)))
+	notes := map[string]bool{} // with one hit per note, the notes kept
 	read := 0
 	for step := 4*n + 50; ; step *= 4 {
 		top := rank.Top(scores, min(step, len(scores)))
 		for _, x := range top[read:] {
-			if !sc.holds(tx, x.Chunk) {
+			if !sc.holds(tx, x.Chunk) || !sc.firstOfNote(tx, x.Chunk, notes) {
 				continue
 			}
 			if kept = append(kept, x); len(kept) == n {
@@ -143,17 +137,17 @@ func bm25Kept(tx *store.Tx, scores []rank.Scored, n int, sc *scope) []rank.Score
 // hitsOf reads the first want chunks of merged that are in sc into hits,
 // scored by fusion (rank.Fuse's scale). Every recall builds its hits here:
 // BM25 alone is a fusion of its one list.
-func hitsOf(tx *store.Tx, merged []rank.Fused, want int, sc *scope, explain bool) []Hit {
-	hits := make([]Hit, 0, min(want, len(merged)))
+func hitsOf(tx *store.Tx, merged []rank.Fused, want int, sc *scope, explain bool) []memd.Hit {
+	hits := make([]memd.Hit, 0, min(want, len(merged)))
 	for _, f := range merged {
 		h, ok := sc.hit(tx, f.Chunk, f.Score)
 		if !ok {
 			continue
 		}
 		if explain {
-			h.Why = make([]Reason, len(f.Why))
+			h.Why = make([]memd.Reason, len(f.Why))
 			for i, w := range f.Why {
-				h.Why[i] = Reason(w)
+				h.Why[i] = memd.Reason(w)
 			}
 		}
 		hits = append(hits, h)
@@ -166,7 +160,7 @@ func hitsOf(tx *store.Tx, merged []rank.Fused, want int, sc *scope, explain bool
 
 // hitOf is chunk c as a hit; its summary is the note's, noteSummary, when
 // it has none of its own.
-func hitOf(c *store.Chunk, noteSummary string, score float64) Hit {
+func hitOf(c *store.Chunk, noteSummary string, score float64) memd.Hit {
 	summary := c.Summary
 	if summary == "" {
 		summary = noteSummary
@@ -175,7 +169,7 @@ func hitOf(c *store.Chunk, noteSummary string, score float64) Hit {
 	if heading == nil {
 		heading = []string{}
 	}
-	return Hit{
+	return memd.Hit{
 		Folder: c.Folder, Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
 		Heading: heading, Title: c.Title, Text: c.Text, Summary: summary,
 		Score: score, ChunkID: c.ID,

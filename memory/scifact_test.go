@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
@@ -66,7 +67,7 @@ func TestSciFactNoiseFusion(t *testing.T) {
 		}
 		w := bufio.NewWriter(f)
 		for _, q := range queries {
-			res, err := s.Recall(context.Background(), RecallRequest{Query: q.Text, K: 100})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q.Text, K: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,8 +126,8 @@ func TestSciFactTypos(t *testing.T) {
 		} {
 			s := New(Config{DB: db, Typos: r.typos})
 			corrected := 0
-			score := sciFactScore(t, eval, qrels, ids, sciFactQueries(t, r.queries), func(q string) RecallResult {
-				res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: 100})
+			score := sciFactScore(t, eval, qrels, ids, sciFactQueries(t, r.queries), func(q string) memd.RecallResult {
+				res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -143,7 +144,7 @@ func TestSciFactTypos(t *testing.T) {
 
 // sciFactScore asks every query with recall, writes the best chunk per
 // note as a run and returns score.py's summary line for it against qrels.
-func sciFactScore(t *testing.T, eval, qrels string, ids map[uint64]string, queries []sciFactQuery, recall func(q string) RecallResult) string {
+func sciFactScore(t *testing.T, eval, qrels string, ids map[uint64]string, queries []sciFactQuery, recall func(q string) memd.RecallResult) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.tsv")
 	f, err := os.Create(path)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/memd-dev/memd"
+
 	"github.com/memd-dev/memd/rank"
 )
 
@@ -18,7 +20,7 @@ func TestRecallCorrectsTypos(t *testing.T) {
 	)
 	s := New(Config{DB: db})
 	defer s.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "bakclinks"})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "bakclinks"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func TestRecallCorrectsTypos(t *testing.T) {
 
 	// "jurnal" is in one chunk and "journal" in two, too few for a
 	// correction: the query is taken as it is.
-	res, err = s.Recall(context.Background(), RecallRequest{Query: "jurnal"})
+	res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "jurnal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestRecallCorrectsTypos(t *testing.T) {
 	}
 
 	// The query's own spelling ranks above a correction of another word.
-	res, err = s.Recall(context.Background(), RecallRequest{Query: "dayly journal"})
+	res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "dayly journal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func TestRecallCorrectsTypos(t *testing.T) {
 
 	off := New(Config{DB: db, Typos: rank.Typos{Off: true}})
 	defer off.Close()
-	if res, err := off.Recall(context.Background(), RecallRequest{Query: "bakclinks"}); err != nil || len(res.Hits) != 0 {
+	if res, err := off.Recall(context.Background(), memd.RecallRequest{Query: "bakclinks"}); err != nil || len(res.Hits) != 0 {
 		t.Fatalf("typo tolerance off: %v %v", paths(res.Hits), err)
 	}
 }

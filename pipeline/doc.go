@@ -9,7 +9,8 @@
 // index (vector.Serving) in step after each commit and runs the re-embed
 // when the embedder changes.
 //
-// It imports store, vector and inference, never memory or api.
+// It imports store, vector, inference and the root package memd (its
+// index events are memd.Event), never memory, server or api.
 //
 // Decisions a caller may rely on:
 //   - Folders may not nest: adding a folder inside or around a registered

@@ -10,11 +10,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/rank"
+	"github.com/memd-dev/memd/server"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
@@ -40,7 +40,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	l, err := api.Listen(cfg.Socket)
+	l, err := server.Listen(cfg.Socket)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		Fusion:      rank.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
 		VectorFloor: cfg.Recall.VectorFloor,
 		Generator:   m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
-	srv := api.NewServer(svc, api.Options{Logger: log, AllowedOrigins: serveFlags.origins})
+	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins})
 	tl, token, err := listenTCP(cfg, log)
 	if err != nil {
 		l.Close()
