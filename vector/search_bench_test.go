@@ -17,7 +17,7 @@ import (
 // the p50 and p99 latency of k=10, the recall@10 against an exact float32
 // scan of the vectors before quantization:
 //
-//	go test ./memory/vector -run - -bench Search -benchtime 200x -count 3
+//	go test ./vector -run - -bench Search -benchtime 200x -count 3
 //
 // "gaussian" vectors are independent N(0,1) components: the worst case for
 // sign codes. "clustered" vectors are one of 1000 random unit centroids plus
