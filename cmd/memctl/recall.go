@@ -58,6 +58,9 @@ func newRecallCmd(a *app) *cobra.Command {
 			if a.json {
 				return a.printJSON(res)
 			}
+			if res.CorrectedQuery != "" {
+				fmt.Fprintf(a.errOut, "showing results for %q\n", res.CorrectedQuery)
+			}
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -31,6 +32,22 @@ func TestRecallHuman(t *testing.T) {
 	want := "/n/garden.md:3-9  Garden > Tomatoes  1.250\n    ## Tomatoes\n    Water tomatoes deeply twice a week.\n"
 	if out != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// A recall the daemon answered for a corrected spelling says which.
+func TestRecallSaysCorrection(t *testing.T) {
+	svc := recallFake()
+	svc.RecallHook = func(_ context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
+		return memd.RecallResult{Hits: svc.Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}, nil
+	}
+	sock := fakeDaemon(t, svc)
+	out, errOut, err := run(t, sock, "recall", "tomatos watr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errOut != "showing results for \"tomato water\"\n" || !strings.HasPrefix(out, "/n/garden.md:3-9") {
+		t.Fatalf("stdout %q stderr %q", out, errOut)
 	}
 }
 
