@@ -190,12 +190,13 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 // chunks cuts a parsed note with the heuristic and computes each chunk's
 // terms.
 func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg.TitleWeight)
+	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg)
 }
 
 // newChunks turns chunks of pn into chunks to store, with their terms.
-func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight int) []store.NewChunk {
+func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config) []store.NewChunk {
 	out := make([]store.NewChunk, len(cs))
+	fields := noteFields(pn, cfg)
 	for i, c := range cs {
 		title := c.Title
 		if title == "" {
@@ -204,7 +205,7 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight
 		out[i] = store.NewChunk{Chunk: store.Chunk{
 			StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading, Title: title, Text: c.Text,
 		}}
-		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), titleWeight)
+		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
 	}
 	return out
 }

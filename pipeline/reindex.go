@@ -29,6 +29,7 @@ var indexVersions = []struct {
 	{"lexical.version", "lexical analyzer", lexical.Version},
 	{"parse.version", "note parser", parse.Version},
 	{"chunk.version", "heuristic chunker", chunk.Version},
+	{"fields.version", "indexed note fields", fieldsVersion},
 }
 
 // Reindex queues every note file under path again, bypassing the unchanged

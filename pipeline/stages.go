@@ -177,7 +177,7 @@ func (ix *Indexer) stageNote(ctx context.Context, terms *termCounter, o *outcome
 		if err != nil {
 			return err
 		}
-		o.chunks = newChunks(pn, cs, terms, ix.cfg.TitleWeight)
+		o.chunks = newChunks(pn, cs, terms, ix.cfg)
 		o.note.Chunker = name
 	}
 	var embedErr error

@@ -46,7 +46,7 @@ func probeOf(t *testing.T, dirs []string, texts ...string) probe {
 	terms, hashes := map[string]bool{}, map[string]bool{}
 	var tc termCounter
 	add := func(s string) {
-		for _, tf := range tc.count(s, nil, 0) {
+		for _, tf := range tc.count(s, nil, 0, nil) {
 			terms[tf.Term] = true
 		}
 		sum := sha256.Sum256([]byte(s))
