@@ -95,6 +95,9 @@ func (r *ChatRequest) Validate() error {
 			return badRequest(`stop string %q must be 1 to %d bytes`, stop, MaxStopBytes)
 		}
 	}
+	if err := r.Filters.Validate(); err != nil {
+		return err
+	}
 	return r.Sampling.Validate()
 }
 
