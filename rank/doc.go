@@ -9,6 +9,11 @@
 //     bbolt, one per term per range of chunk ids.
 //   - bm25.go: BM25 over those postings (the file for "change how BM25
 //     scores"), and how a query is analyzed.
+//   - typo.go: typo tolerance: a query term the index does not know, or
+//     knows rarely, matched to a known term within one or two edits
+//     through a symmetric-delete table over the term dictionary (the
+//     file says why that structure), weighted below the query's own
+//     spelling.
 //   - fusion.go: reciprocal rank fusion of ranked lists, and the one scale
 //     every recall score is on. A recall fuses whatever lists it has: BM25
 //     alone is a fusion of one list, so hits are built one way.

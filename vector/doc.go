@@ -12,6 +12,9 @@
 //   - serving.go: Serving, the in-memory index recall searches, loaded from
 //     the store and kept in step with commits; while a new embedder
 //     re-embeds, the previous vectors keep serving with the previous model.
+//   - floor.go: the similarity a hit only the vector list found must
+//     pass, calibrated per serving index, so a query about nothing in the
+//     notes finds nothing with an embedder as without one.
 //   - index.go, search.go, kernels.go: Index finds the nearest vectors to a
 //     query: a scan of 1-bit sign codes picks candidates, which are
 //     re-scored exactly with their int8 vectors. It is written here because
