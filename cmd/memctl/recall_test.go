@@ -135,3 +135,11 @@ func TestExcerpt(t *testing.T) {
 		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
 	}
 }
+
+// An agent reading the MCP recall tool hears of a corrected spelling too.
+func TestHitsTextSaysCorrection(t *testing.T) {
+	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
+	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
+		t.Fatalf("got %q", got)
+	}
+}
