@@ -110,9 +110,6 @@ func NewDictionary(each func(fn func(term string, df int))) *Dictionary {
 	return d
 }
 
-// Len is how many terms the dictionary may correct to.
-func (d *Dictionary) Len() int { return len(d.terms) }
-
 // correctable is a term typos are looked for in and corrected to: letters
 // only (a number or code is not misspelled), and no script written
 // without spaces, whose terms are character pairs.

@@ -63,9 +63,6 @@ func NewWriter(db *store.DB, e Embedder, cfg WriterConfig) *Writer {
 // Fingerprint is the embedder's: the key its vectors are stored under.
 func (w *Writer) Fingerprint() string { return w.fp }
 
-// Format is the embedder's document format (FormatFor).
-func (w *Writer) Format() string { return w.format }
-
 // Begin runs at start: an embedder other than the active one starts a
 // re-embed (Run does it) while the active vectors keep serving; with no
 // active vectors to keep, the embedder's vectors serve as they come.
