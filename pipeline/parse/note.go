@@ -116,8 +116,11 @@ type Note struct {
 // Version names the parsing rules. It is bumped whenever a change would
 // give some note other blocks, spans, tags or links, and the store
 // re-indexes on a change. 2: fences inside list items and quotes hold
-// their lines, and tags and links skip exactly the fences found.
-const Version = 2
+// their lines, and tags and links skip exactly the fences found. 3: list
+// items and quotes end where CommonMark ends them (content columns, lazy
+// lines only after a paragraph), table rows need no pipe, an HTML tag
+// opens a block only alone on its line.
+const Version = 3
 
 // Parse parses a note. The path gives the format (FormatOf; an unknown
 // extension is read as Text) and the fallback title; content is not read

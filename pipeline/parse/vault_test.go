@@ -98,14 +98,24 @@ func checkFences(t *testing.T, name string, n *Note, lines []string) {
 		for k < len(rest) && rest[k] == c {
 			k++
 		}
+		// An indented fence sits in a list item, which a line indented
+		// less than the fence closes.
+		lead := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
 		end := len(lines) - 1
 		for j := i + 1; j < len(lines); j++ {
 			r := strings.TrimSpace(lines[j])
 			ind := len(lines[j]) - len(strings.TrimLeft(lines[j], " "))
+			if r != "" && ind < lead {
+				end = j - 1
+				break
+			}
 			if len(r) >= k && strings.Trim(r, string(c)) == "" && ind <= indent+3 {
 				end = j
 				break
 			}
+		}
+		for end > i && isBlank(lines[end]) {
+			end--
 		}
 		if a, b := blockOf(i+1), blockOf(end+1); a != b || a < 0 {
 			t.Fatalf("%s: fence at lines %d-%d spans blocks %d and %d", name, i+1, end+1, a, b)
