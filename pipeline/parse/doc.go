@@ -5,7 +5,10 @@
 //
 // The block parser is hand-written and line-based rather than a CommonMark
 // library, because memd needs exact line spans and lenience over fidelity.
-// It imports no memd package.
+// Comments (Obsidian's %% %% and HTML's <!-- -->) are cut out before the
+// block parser reads a note, keeping line numbers. A differential test
+// holds the block boundaries to goldmark's, a CommonMark parser, over a
+// real vault and generated notes. It imports no memd package.
 //
 // Version names the parsing rules; a store made under another Version is
 // re-indexed when memd starts.

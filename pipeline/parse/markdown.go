@@ -5,22 +5,30 @@ import "strings"
 // parseMarkdown finds the blocks of a Markdown note and fills the note's
 // front matter, tags and links. It follows CommonMark where that is cheap
 // and is lenient where it is not: anything unrecognized is a paragraph.
-func parseMarkdown(lines []string, n *Note) []rawBlock {
-	p := &mdParser{lines: lines}
+// It reads the note with its comments cut out and returns those lines
+// (lines itself when it has none) and the indexes of the lines cut.
+func parseMarkdown(lines []string, n *Note) (raws []rawBlock, view []string, cut []int) {
 	i := 0
-	if end, ok := frontMatterEnd(lines); ok {
-		p.add(FrontMatter, 0, 0, end, "")
+	end, hasFrontMatter := frontMatterEnd(lines)
+	if hasFrontMatter {
 		n.FrontMatter = parseYAML(lines[1:end])
 		if len(n.FrontMatter) == 0 {
 			n.FrontMatter = nil
 		}
 		i = end + 1
 	}
+	if i < len(lines) {
+		lines, cut = maskComments(lines, i)
+	}
+	p := &mdParser{lines: lines}
+	if hasFrontMatter {
+		p.add(FrontMatter, 0, 0, end, "")
+	}
 	for i < len(lines) {
 		i = p.block(i)
 	}
 	fillMarkdownMeta(n, lines, p.blocks, p.fenced)
-	return p.blocks
+	return p.blocks, lines, cut
 }
 
 type mdParser struct {

@@ -351,7 +351,7 @@ func htmlEnd(lines []string, i, kind int) int {
 				}
 			}
 		}
-		return len(lines) - 1
+		return lastNonBlank(lines, i)
 	default:
 		j := i + 1
 		for j < len(lines) && !isBlank(lines[j]) {
@@ -370,7 +370,17 @@ func htmlEnd(lines []string, i, kind int) int {
 			return j
 		}
 	}
-	return len(lines) - 1
+	return lastNonBlank(lines, i)
+}
+
+// lastNonBlank is the last line from i on with more than white space, or
+// i: where a block left open to the end of the note ends.
+func lastNonBlank(lines []string, i int) int {
+	j := len(lines) - 1
+	for j > i && isBlank(lines[j]) {
+		j--
+	}
+	return j
 }
 
 // isDelimiterRow is a table's "| --- | :-: |" row: pipes, colons, dashes

@@ -64,7 +64,7 @@ func TestMarkdownBlocks(t *testing.T) {
 		{"quote", "> a\n> b\nlazy\n\n> c\n", []string{"quote:1-3", "quote:5-5"}},
 		{"table", "| a | b |\n|---|:-:|\n| 1 | 2 |\n| - | > |\n\nx\n", []string{"table:1-4", "paragraph:6-6"}},
 		{"table after paragraph", "text\na | b\n--|--\n1 | 2\n", []string{"paragraph:1-1", "table:2-4"}},
-		{"html comment", "<!-- a\n\nb -->\npara\n", []string{"html:1-3", "paragraph:4-4"}},
+		{"html comment", "<!-- a\n\nb -->\npara\n", []string{"paragraph:4-4"}},
 		{"html block tag", "<div>\nx\n</div>\n\ny\n", []string{"html:1-3", "paragraph:5-5"}},
 		{"autolink is prose", "<https://example.com>\n", []string{"paragraph:1-1"}},
 		{"inline tag in paragraph", "a <b>bold</b>\n<span>x</span>\n", []string{"paragraph:1-2"}},
@@ -185,6 +185,64 @@ func TestFencedTagsFollowTheBlocks(t *testing.T) {
 				t.Errorf("tags %q, want %q", n.Tags, tt.tags)
 			}
 		})
+	}
+}
+
+// Comments, Obsidian's and HTML's, inline and over lines, give no blocks,
+// headings, tags, links or title, and the lines around them keep their
+// numbers.
+func TestComments(t *testing.T) {
+	tests := []struct {
+		name, src string
+		blocks    []string
+		texts     []string // of the blocks, in order
+		tags      []string
+		links     []string
+	}{
+		{"inline obsidian", "Seen %%#hidden [[secret]]%% #shown\n",
+			[]string{"paragraph:1-1"}, []string{"Seen  #shown"}, []string{"shown"}, nil},
+		{"block obsidian with a heading", "# Top\n\n%%\n## Hidden\n#tag [[x]]\n\nmore\n%%\n\nafter [[y]]\n",
+			[]string{"heading:1-1", "paragraph:10-10"}, []string{"# Top", "after [[y]]"}, nil, []string{"y"}},
+		{"html comment inline and over lines", "a <!-- #no --> b\n\n<!--\n# Not a heading\n-->\n# Yes\n",
+			[]string{"paragraph:1-1", "heading:6-6"}, []string{"a  b", "# Yes"}, nil, nil},
+		{"comment ends mid-line", "x %%start\n#hid\nend%% tail #t\n",
+			[]string{"paragraph:1-1", "paragraph:3-3"}, []string{"x ", " tail #t"}, []string{"t"}, nil},
+		{"markers in code are code", "`%%` and ``<!--``\n\n```\n%%\n```\n\n#kept\n",
+			[]string{"paragraph:1-1", "code:3-5", "paragraph:7-7"}, []string{"`%%` and ``<!--``", "```\n%%\n```", "#kept"}, []string{"kept"}, nil},
+		{"fence in a list item holds its markers", "- a\n  ```\n  %%\n  ```\n- #b\n",
+			[]string{"list:1-4", "list:5-5"}, []string{"- a\n  ```\n  %%\n  ```", "- #b"}, []string{"b"}, nil},
+		{"an unclosed marker hides nothing", "100%% sure #t\n\n<!-- open\n",
+			[]string{"paragraph:1-1", "html:3-3"}, []string{"100%% sure #t", "<!-- open"}, []string{"t"}, nil},
+		{"escaped pipe in a table's wikilink", "| [[x\\|alias]] | [[a.b\\|B]] |\n|---|---|\n",
+			[]string{"table:1-2"}, []string{"| [[x\\|alias]] | [[a.b\\|B]] |\n|---|---|"}, nil, []string{"x", "a.b"}},
+		{"comment in a list item and a table", "- item %%#no%% [[a]]\n\n| [[b]] %%[[c]]%% |\n|---|\n",
+			[]string{"list:1-1", "table:3-4"}, []string{"- item  [[a]]", "| [[b]]  |\n|---|"}, nil, []string{"a", "b"}},
+		{"front matter is not cut", "---\ntitle: 50%% off\n---\n%%x%%\nbody\n",
+			[]string{"front_matter:1-3", "paragraph:5-5"}, []string{"---\ntitle: 50%% off\n---", "body"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := mustParse(t, "n.md", tt.src)
+			if got := shape(n); !slices.Equal(got, tt.blocks) {
+				t.Errorf("blocks %q, want %q", got, tt.blocks)
+			}
+			var texts []string
+			for _, b := range n.Blocks {
+				texts = append(texts, b.Text)
+			}
+			if !slices.Equal(texts, tt.texts) {
+				t.Errorf("texts %q, want %q", texts, tt.texts)
+			}
+			if !slices.Equal(n.Tags, tt.tags) {
+				t.Errorf("tags %q, want %q", n.Tags, tt.tags)
+			}
+			if !slices.Equal(n.Links, tt.links) {
+				t.Errorf("links %q, want %q", n.Links, tt.links)
+			}
+		})
+	}
+	if n := mustParse(t, "n.md", "%%\n# Draft\n%%\n# Real\n"); n.Title != "Real" || len(n.Blocks[0].Heading) != 0 {
+		t.Errorf("title %q, heading path %q: the comment's heading counted", n.Title, n.Blocks[0].Heading)
 	}
 }
 
