@@ -55,8 +55,9 @@ func hasCommentOpener(lines []string) bool {
 // the fenced code it is in.
 type commentMasker struct {
 	lines []string
-	close string // the closer of the comment open at the line's start
-	fence *fence // the fence open at the line's start
+	close   string // the closer of the comment open at the line's start
+	fence   fence  // the fence open at the line's start, if inFence
+	inFence bool
 	// unclosed marks an opener kind that no later text closes, so its
 	// later openers need no search either.
 	unclosed [len(commentMarks)]bool
@@ -65,15 +66,15 @@ type commentMasker struct {
 // line returns line i with its comments cut, and whether it changed.
 func (m *commentMasker) line(i int) (string, bool) {
 	l := m.lines[i]
-	if m.close == "" && m.fence != nil {
-		if m.fence.closedBy(indentOf(containerContent(l))) {
-			m.fence = nil
-		}
+	if m.close == "" && m.inFence {
+		m.inFence = !m.fence.closedBy(indentOf(containerContent(l)))
 		return l, false
 	}
 	if m.close == "" {
-		if f, ok := openFence(containerContent(l)); ok {
-			m.fence = &f
+		if m.fence, m.inFence = openFence(containerContent(l)); m.inFence {
+			return l, false
+		}
+		if start, _ := m.nextOpener(i, l, 0); start < 0 {
 			return l, false
 		}
 	}

@@ -339,7 +339,8 @@ func (p *mdParser) quoteFences(start, end int, inItem bool) {
 // its lines to its closing fence or to the first line indented less than
 // the item it sits in.
 func (p *mdParser) listItem(i, ind int, m marker) int {
-	cols := []int{contentColumn(p.lines[i], ind, m)}
+	var colBuf [8]int // content columns of the open items, outermost first
+	cols := append(colBuf[:0], contentColumn(p.lines[i], ind, m))
 	maxDepth := 1
 	end := i
 	tip := itemTip(p.lines[i], ind, m)
