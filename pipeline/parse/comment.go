@@ -15,13 +15,11 @@ import "strings"
 // commentMarks are the comment openers and their closers.
 var commentMarks = [...]struct{ open, close string }{{"%%", "%%"}, {"<!--", "-->"}}
 
-// maskComments returns lines with the comments from line first on cut
+// cutComments returns lines with the comments from line first on cut
 // out, and the indexes of the lines it changed, in order; lines itself
-// when there are none.
-func maskComments(lines []string, first int) ([]string, []int) {
-	if !hasCommentOpener(lines[first:]) {
-		return lines, nil
-	}
+// when there are none. hasOpener on the note's text says whether it is
+// worth calling.
+func cutComments(lines []string, first int) ([]string, []int) {
 	m := commentMasker{lines: lines}
 	var view []string
 	var changed []int
@@ -42,19 +40,15 @@ func maskComments(lines []string, first int) ([]string, []int) {
 	return view, changed
 }
 
-func hasCommentOpener(lines []string) bool {
-	for _, l := range lines {
-		if strings.Contains(l, "%%") || strings.Contains(l, "<!--") {
-			return true
-		}
-	}
-	return false
+// hasOpener reports whether s holds a comment opener.
+func hasOpener(s string) bool {
+	return strings.Contains(s, "%%") || strings.Contains(s, "<!--")
 }
 
 // commentMasker walks a note's lines in order, tracking the comment and
 // the fenced code it is in.
 type commentMasker struct {
-	lines []string
+	lines   []string
 	close   string // the closer of the comment open at the line's start
 	fence   fence  // the fence open at the line's start, if inFence
 	inFence bool
@@ -112,15 +106,18 @@ func (m *commentMasker) line(i int) (string, bool) {
 // mark it is, or -1.
 func (m *commentMasker) nextOpener(i int, l string, pos int) (int, int) {
 	for pos < len(l) {
-		switch {
-		case l[pos] == '`':
+		j := strings.IndexAny(l[pos:], "`%<")
+		if j < 0 {
+			break
+		}
+		pos += j
+		if l[pos] == '`' {
 			pos = skipCodeSpan(l, pos)
 			continue
-		case l[pos] == '%' || l[pos] == '<':
-			for k, cm := range commentMarks {
-				if strings.HasPrefix(l[pos:], cm.open) && m.closes(k, i, pos+len(cm.open)) {
-					return pos, k
-				}
+		}
+		for k, cm := range commentMarks {
+			if strings.HasPrefix(l[pos:], cm.open) && m.closes(k, i, pos+len(cm.open)) {
+				return pos, k
 			}
 		}
 		pos++

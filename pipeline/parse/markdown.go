@@ -5,9 +5,10 @@ import "strings"
 // parseMarkdown finds the blocks of a Markdown note and fills the note's
 // front matter, tags and links. It follows CommonMark where that is cheap
 // and is lenient where it is not: anything unrecognized is a paragraph.
-// It reads the note with its comments cut out and returns those lines
-// (lines itself when it has none) and the indexes of the lines cut.
-func parseMarkdown(lines []string, n *Note) (raws []rawBlock, view []string, cut []int) {
+// It reads the note (src, split into lines) with its comments cut out and
+// returns those lines (lines itself when it has none) and the indexes of
+// the lines cut.
+func parseMarkdown(src string, lines []string, n *Note) (raws []rawBlock, view []string, cut []int) {
 	i := 0
 	end, hasFrontMatter := frontMatterEnd(lines)
 	if hasFrontMatter {
@@ -17,10 +18,12 @@ func parseMarkdown(lines []string, n *Note) (raws []rawBlock, view []string, cut
 		}
 		i = end + 1
 	}
-	if i < len(lines) {
-		lines, cut = maskComments(lines, i)
+	if i < len(lines) && hasOpener(src) {
+		lines, cut = cutComments(lines, i)
 	}
-	p := &mdParser{lines: lines}
+	// About one block in four lines on a real vault: sized so, the
+	// blocks rarely grow.
+	p := &mdParser{lines: lines, blocks: make([]rawBlock, 0, len(lines)/4+1)}
 	if hasFrontMatter {
 		p.add(FrontMatter, 0, 0, end, "")
 	}

@@ -143,7 +143,7 @@ func Parse(path string, content []byte) (*Note, error) {
 	var cut []int // lines with comments cut out of them
 	switch format {
 	case Markdown:
-		raws, lines, cut = parseMarkdown(lines, n)
+		raws, lines, cut = parseMarkdown(src, lines, n)
 	case Org:
 		raws = parseOrg(lines, n)
 	default:

@@ -60,7 +60,7 @@ func viewLines(path, src string) []string {
 		first = end + 1
 	}
 	if first < len(lines) {
-		lines, _ = maskComments(lines, first)
+		lines, _ = cutComments(lines, first)
 	}
 	return lines
 }
