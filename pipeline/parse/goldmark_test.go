@@ -366,6 +366,8 @@ var genLines = []string{
 	"| a | b |", "|---|---|", "a | b", "--|--",
 	"<div>", "</div>", "<a href=\"x\">", "<a href=\"x\"><b>y</b>", "<!-- note -->", "<span>x</span> y",
 	"%%", "a %%c%% b", "<!--", "-->", "- %%c%% item",
+	"  > ```", "   ```", "\t- tab item", "1.  two spaces", "-\ttab after marker", "<pre>", "</pre>",
+	"    > quote four", ">     code in quote", "  -  wide", "* * *", "#", "#5 not heading", "1) ```",
 }
 
 // genNote is a note of n lines drawn from genLines.

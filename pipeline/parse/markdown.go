@@ -187,7 +187,7 @@ func (p *mdParser) interrupts(j int, rest string) bool {
 // block or follows code, a heading or an empty quote line, ends it.
 func (p *mdParser) quote(i int) int {
 	end := i
-	tip := textTip
+	tip := otherTip
 	for j := i; j < len(p.lines); j++ {
 		l := p.lines[j]
 		if isBlank(l) {
@@ -439,11 +439,25 @@ func contentColumn(l string, ind int, m marker) int {
 	_, rest := indentOf(l)
 	after := strings.TrimRight(rest[:len(rest)-len(m.content)], " \t")
 	markerEnd := ind + len(after)
-	spaces := len(rest) - len(m.content) - len(after)
+	spaces := spaceWidth(rest[len(after):len(rest)-len(m.content)], markerEnd)
 	if m.empty || spaces > 4 {
 		return markerEnd + 1
 	}
 	return markerEnd + spaces
+}
+
+// spaceWidth is the width of the spaces and tabs ws starting at column
+// col, a tab reaching the next multiple of 4.
+func spaceWidth(ws string, col int) int {
+	w := 0
+	for i := 0; i < len(ws); i++ {
+		if ws[i] == '\t' {
+			w += 4 - (col+w)%4
+		} else {
+			w++
+		}
+	}
+	return w
 }
 
 func (p *mdParser) tableStart(i int) bool {

@@ -236,11 +236,12 @@ func htmlStart(rest string, inParagraph bool) (int, bool) {
 	if after != "" && after[0] != ' ' && after[0] != '\t' && after[0] != '>' && !strings.HasPrefix(after, "/>") {
 		return 0, false // "<https://x>" is an autolink, not a tag
 	}
-	if !closing {
-		for _, t := range htmlRawTags {
-			if name == t {
-				return htmlRaw, true
-			}
+	for _, t := range htmlRawTags {
+		if name == t && !closing {
+			return htmlRaw, true
+		}
+		if name == t {
+			return 0, false // "</pre>" alone opens no block
 		}
 	}
 	if htmlBlockTags[name] {
