@@ -10,7 +10,9 @@ import (
 
 // Version names the analysis Terms performs. It is bumped whenever a change
 // would give any text different terms, and the store re-indexes on a change.
-const Version = 1
+// 2: Han and Hangul characters are indexed alone beside their bigrams,
+// katakana folds to hiragana, and 々 repeats the character before it.
+const Version = 2
 
 // MaxTermBytes is the longest term kept; longer words (base64 blobs, hashes
 // glued to text) are dropped because no query would ever type them.
