@@ -369,7 +369,9 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 			end = j // a lazy continuation line
 			continue
 		}
-		for len(cols) > 1 && lind < cols[len(cols)-1] && tip != textTip {
+		// A line left of a nested item's content closes that item unless
+		// it continues the item's paragraph lazily.
+		for len(cols) > 1 && lind < cols[len(cols)-1] && (tip != textTip || p.endsLazy(0, rest)) {
 			cols = cols[:len(cols)-1]
 		}
 		end = j
@@ -393,11 +395,16 @@ func (p *mdParser) listItem(i, ind int, m marker) int {
 				k++
 			}
 			p.quoteFences(j, k, true)
-			_, content := stripQuotes(rest, len(rest))
-			end, j, tip = k, k, tipAfter(textTip, content)
+			tip = otherTip
+			for q := j; q <= k; q++ {
+				_, qrest := indentOf(p.lines[q])
+				_, content := stripQuotes(qrest, len(qrest))
+				tip = tipAfter(tip, content)
+			}
 			if len(p.fenced) > 0 && p.fenced[len(p.fenced)-1].end == k {
 				tip = otherTip
 			}
+			end, j = k, k
 			continue
 		}
 		if tip == textTip && setextLevel(rest) > 0 {

@@ -87,6 +87,25 @@ func TestMarkdownBlocks(t *testing.T) {
 	}
 }
 
+// A List block's Level is the deepest nesting of its items.
+func TestListLevel(t *testing.T) {
+	tests := []struct {
+		src  string
+		want int
+	}{
+		{"- a\n", 1},
+		{"- a\n  - b\n  - c\n", 2},
+		{"- a\n  - b\n    - c\n  - d\n", 3},
+		{"1. a\n   - b\n   continued\n   - c\n", 2},
+	}
+	for _, tt := range tests {
+		n := mustParse(t, "n.md", tt.src)
+		if len(n.Blocks) != 1 || n.Blocks[0].Level != tt.want {
+			t.Errorf("%q: blocks %q, level %d, want one list at level %d", tt.src, shape(n), n.Blocks[0].Level, tt.want)
+		}
+	}
+}
+
 func TestHeadingPath(t *testing.T) {
 	n := mustParse(t, "n.md", "# A\n\nx\n\n## B\n\ny\n\n### C\n\n## D ##\n\nz\n\n# E `code`\n")
 	want := map[string][]string{
