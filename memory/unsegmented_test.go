@@ -26,7 +26,7 @@ func TestRecallUnsegmentedScripts(t *testing.T) {
 		{"樱", "/n/zh-park.md"},
 		{"桜", "/n/ja-sakura.md"},
 		{"さくら", "/n/ja-sakura.md"}, // katakana in the note, hiragana asked
-		{"ｻｸﾗ", "/n/ja-sakura.md"},   // half-width katakana asked
+		{"ｻｸﾗ", "/n/ja-sakura.md"}, // half-width katakana asked
 		{"肉", "/n/ja-meat.md"},
 		{"책", "/n/ko-book.md"},
 		{"학교", "/n/ko-school.md"},
