@@ -10,7 +10,9 @@ import (
 
 // Version names the analysis Terms performs. It is bumped whenever a change
 // would give any text different terms, and the store re-indexes on a change.
-const Version = 1
+// 2: Han and Hangul characters are indexed alone beside their bigrams,
+// katakana folds to hiragana, and 々 repeats the character before it.
+const Version = 2
 
 // MaxTermBytes is the longest term kept; longer words (base64 blobs, hashes
 // glued to text) are dropped because no query would ever type them.
@@ -69,7 +71,8 @@ func (a *Analyzer) Terms(text string) []string { return a.AppendTerms(nil, text)
 // case folding; Latin diacritics removed; Lucene's English stop words
 // dropped; Porter2 stemming of words of ASCII letters; runs of CJK (Han,
 // Hiragana, Katakana, Hangul) and of Thai, Lao, Khmer and Myanmar become
-// overlapping bigrams, a lone character a unigram; possessive 's dropped.
+// overlapping bigrams, with each Han and Hangul character a unigram too
+// (see unigram), katakana folded to hiragana; possessive 's dropped.
 func (a *Analyzer) AppendTerms(dst []string, text string) []string {
 	a.out = dst
 	a.scan(text)
@@ -113,7 +116,7 @@ func (a *Analyzer) scan(text string) {
 			if len(a.word) > 0 {
 				a.flush()
 			}
-			a.run = append(a.run, r)
+			a.run = append(a.run, foldKana(r, a.run))
 			continue
 		case unicode.IsLetter(r):
 			if len(a.run) > 0 {
@@ -190,7 +193,9 @@ func analyzeWord(w []byte) string {
 	return string(w)
 }
 
-// flushRun emits the bigrams of a bigram-script run.
+// flushRun emits the terms of a bigram-script run: at each character its
+// unigram where unigram says so, then the bigram it starts. A run of one
+// character is that character.
 func (a *Analyzer) flushRun() {
 	r := a.run
 	a.run = a.run[:0]
@@ -198,8 +203,13 @@ func (a *Analyzer) flushRun() {
 		a.emit(a.intern(r[0], -1))
 		return
 	}
-	for k := 0; k+1 < len(r); k++ {
-		a.emit(a.intern(r[k], r[k+1]))
+	for k := range r {
+		if unigram(r[k]) {
+			a.emit(a.intern(r[k], -1))
+		}
+		if k+1 < len(r) {
+			a.emit(a.intern(r[k], r[k+1]))
+		}
 	}
 }
 

@@ -28,12 +28,15 @@ func TestTerms(t *testing.T) {
 		{"contraction", "don't", []string{"don", "t"}},
 		{"fullwidth", "ＡＢＣ１２３", []string{"abc123"}},
 		{"ligature", "ﬁnd", []string{"find"}},
-		{"chinese bigrams", "北京大学", []string{"北京", "京大", "大学"}},
+		{"chinese bigrams and unigrams", "北京大学", []string{"北", "北京", "京", "京大", "大", "大学", "学"}},
 		{"single han", "猫", []string{"猫"}},
-		{"japanese", "東京タワーへ行く", []string{"東京", "京タ", "タワ", "ワー", "ーへ", "へ行", "行く"}},
-		{"halfwidth katakana", "ｶﾀｶﾅ", []string{"カタ", "タカ", "カナ"}},
-		{"korean", "한국어", []string{"한국", "국어"}},
-		{"mixed scripts", "Go言語 is fun", []string{"go", "言語", "fun"}},
+		{"japanese", "東京タワーへ行く", []string{"東", "東京", "京", "京た", "たわ", "わー", "ーへ", "へ行", "行", "行く"}},
+		{"halfwidth katakana folds to hiragana", "ｶﾀｶﾅ", []string{"かた", "たか", "かな"}},
+		{"iteration mark", "人々", []string{"人", "人人", "人"}},
+		{"korean", "한국어", []string{"한", "한국", "국", "국어", "어"}},
+		{"thai has no unigrams", "ภาษา", []string{"ภา", "าษ", "ษา"}},
+		{"mixed scripts", "Go言語 is fun", []string{"go", "言", "言語", "語", "fun"}},
+		{"fullwidth latin beside han", "ＧＯ言語", []string{"go", "言", "言語", "語"}},
 		{"cyrillic kept whole", "Москва столица", []string{"москва", "столица"}},
 		{"greek final sigma", "ΟΔΟΣ οδος", []string{"οδοσ", "οδοσ"}},
 		{"punctuation only", "--- *** !!!", nil},
@@ -49,6 +52,42 @@ func TestTerms(t *testing.T) {
 				t.Errorf("Terms(%q) = %q, want %q", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// A query in a script written without spaces finds a note holding it,
+// one character long or in another width or kana: every query term is
+// among the note's terms.
+func TestUnsegmentedQueries(t *testing.T) {
+	tests := []struct{ lang, note, query string }{
+		{"chinese", "今天我们去公园看樱花。", "樱"},
+		{"chinese", "今天我们去公园看樱花。", "公园"},
+		{"chinese", "我喜欢喝茶", "茶"},
+		{"chinese", "他在大学学习", "学"},
+		{"japanese", "桜の花が咲いた", "桜"},
+		{"japanese", "焼き肉を食べた", "肉"},
+		{"japanese", "サクラの季節", "さくら"},
+		{"japanese", "さくらの季節", "ｻｸﾗ"},
+		{"japanese", "コーヒーを飲む", "こーひー"},
+		{"japanese", "時々雨", "時時"},
+		{"japanese", "ＭｅｍｄはＧｏで書かれた", "memd"},
+		{"korean", "책을 읽었다", "책"},
+		{"korean", "학교에서 공부했다", "학교"},
+		{"korean", "서울특별시", "서울"},
+		{"thai", "ภาษาไทยเป็นภาษาราชการ", "ภาษา"},
+		{"thai", "ภาษาไทยเป็นภาษาราชการ", "ไทย"},
+	}
+	for _, tt := range tests {
+		note := Terms(tt.note)
+		q := Terms(tt.query)
+		if len(q) == 0 {
+			t.Errorf("%s: query %q has no terms", tt.lang, tt.query)
+		}
+		for _, term := range q {
+			if !slices.Contains(note, term) {
+				t.Errorf("%s: query %q term %q not in note %q (%q)", tt.lang, tt.query, term, tt.note, note)
+			}
+		}
 	}
 }
 

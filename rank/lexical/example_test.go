@@ -11,5 +11,5 @@ func ExampleTerms() {
 	fmt.Println(lexical.Terms("東京の天気"))
 	// Output:
 	// [runner note cafe zurich]
-	// [東京 京の の天 天気]
+	// [東 東京 京 京の の天 天 天気 気]
 }
