@@ -14,6 +14,8 @@ M.config = {
   lsp_filetypes = { 'markdown', 'org', 'text' },
   -- How many hits :MemdRecall and :MemdRelated ask for (0: memd's default).
   k = 0,
+  -- Extra arguments of `memctl chat`, e.g. { '--max-tokens', '400', '--folder', '~/notes' }.
+  chat_args = {},
 }
 
 local function memctl(args)
@@ -39,7 +41,7 @@ local function run(args, done)
     on_stderr = function(_, data) err = data end,
     on_exit = function(_, code)
       if code ~= 0 then
-        local msg = vim.trim(table.concat(err, '\n'))
+        local msg = vim.trim(table.concat(err, '\n')):gsub('^memctl: ', '')
         notify(msg ~= '' and msg or ('memctl exited with status ' .. code), vim.log.levels.ERROR)
         return
       end
@@ -186,7 +188,7 @@ function M.chat(question)
   if start == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == '' then
     start = 0
   end
-  vim.api.nvim_buf_set_lines(buf, start, -1, false, { '> ' .. question, '' })
+  vim.api.nvim_buf_set_lines(buf, start, -1, false, { '> ' .. question, '', '' })
   local err = {}
   -- on_stdout's first element continues the last line written.
   local append = function(_, data)
@@ -199,13 +201,17 @@ function M.chat(question)
       vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
     end
   end
-  local id = vim.fn.jobstart(memctl({ 'chat', '--', question }), {
+  local args = { 'chat' }
+  vim.list_extend(args, M.config.chat_args or {})
+  vim.list_extend(args, { '--', question })
+  local id = vim.fn.jobstart(memctl(args), {
     on_stdout = append,
     on_stderr = function(_, data) vim.list_extend(err, data) end,
     on_exit = function(_, code)
       vim.schedule(function()
+        vim.b[buf].memd_chat_done = (vim.b[buf].memd_chat_done or 0) + 1
         if code ~= 0 then
-          local msg = vim.trim(table.concat(err, '\n'))
+          local msg = vim.trim(table.concat(err, '\n')):gsub('^memctl: ', '')
           append(nil, { '', '(memd: ' .. (msg ~= '' and msg or 'chat failed') .. ')', '' })
           return
         end
@@ -217,7 +223,6 @@ function M.chat(question)
         if vim.api.nvim_win_is_valid(win) then
           vim.fn.setloclist(win, {}, ' ', { title = 'memd chat: ' .. question, items = items })
         end
-        vim.b[buf].memd_chat_done = (vim.b[buf].memd_chat_done or 0) + 1
       end)
     end,
   })
@@ -283,6 +288,7 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
   if opts and opts.cmd then M.config.cmd = opts.cmd end -- a list replaces, not merges
+  if opts and opts.chat_args then M.config.chat_args = opts.chat_args end
   if opts and opts.lsp_filetypes ~= nil then M.config.lsp_filetypes = opts.lsp_filetypes end
   register_lsp()
 end

@@ -1,0 +1,1 @@
+;;; memd-test.el --- memd.el against a real memd  -*- lexical-binding: t -*-
