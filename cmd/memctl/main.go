@@ -14,11 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/buildinfo"
 	"github.com/memd-dev/memd/internal/config"
 )
-
-// version is set at link time (-ldflags "-X main.version=…").
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -50,9 +48,10 @@ func newRoot(a *app) *cobra.Command {
 memd in the background when no daemon answers on the socket.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		Version:           version,
+		Version:           buildinfo.String(),
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
 	}
+	root.SetVersionTemplate("memctl {{.Version}}\n")
 	root.SetOut(a.out)
 	root.SetErr(a.errOut)
 	pf := root.PersistentFlags()

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd/internal/buildinfo"
 	"github.com/memd-dev/memd/memory"
 )
 
@@ -63,7 +64,7 @@ planned, and cite what you use as path:line.`
 // call, each opening its own client so a daemon restarted meanwhile is
 // found (or started) again.
 func newMCPServer(a *app) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "memd", Title: "memd: the user's notes", Version: version},
+	s := mcp.NewServer(&mcp.Implementation{Name: "memd", Title: "memd: the user's notes", Version: buildinfo.Version()},
 		&mcp.ServerOptions{
 			Instructions: mcpInstructions,
 			// The tools never change, so no list_changed notification (the SDK
