@@ -9,8 +9,13 @@ export CGO_ENABLED := 0
 
 .PHONY: build demo test bench clean
 
+# The commit goes in at link time too: Go records none for a build from a
+# git worktree or with -buildvcs=false.
+COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+modified; echo $$c; })
+LDFLAGS := -X github.com/memd-dev/memd/internal/buildinfo.LinkCommit=$(COMMIT)
+
 build:
-	go build -o $(BIN)/ ./cmd/memd ./cmd/memctl
+	go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/memd ./cmd/memctl
 
 # Start memd on the sample vault (no model needed) and ask it something.
 demo: build

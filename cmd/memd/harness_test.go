@@ -37,6 +37,11 @@ func buildAndRun(m *testing.M) int {
 	if raceBuild {
 		args = append(args, "-race")
 	}
+	// As the Makefile does: Go records no commit for a build from a git
+	// worktree or under -buildvcs=false.
+	if head := gitHead(); head != "" {
+		args = append(args, "-ldflags", "-X github.com/memd-dev/memd/internal/buildinfo.LinkCommit="+head)
+	}
 	cmd := exec.Command(goTool(), append(args, ".", "../memctl")...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -45,6 +50,15 @@ func buildAndRun(m *testing.M) int {
 	}
 	binDir = dir
 	return m.Run()
+}
+
+// gitHead is the commit the repository is at, "" outside a git checkout.
+func gitHead() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // goTool is the go command that runs these tests, else the one on PATH.

@@ -3,11 +3,14 @@ package buildinfo
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
-// Override is set at link time (-ldflags "-X github.com/memd-dev/memd/internal/buildinfo.Override=v1.2.3")
-// by a packager whose build has no module version or VCS information.
-var Override = ""
+// LinkVersion and LinkCommit are set at link time where Go records no
+// version or commit: a build with -buildvcs=false, or from a git worktree,
+// which Go does not stamp. The Makefile sets LinkCommit from git:
+// -ldflags "-X github.com/memd-dev/memd/internal/buildinfo.LinkCommit=…".
+var LinkVersion, LinkCommit string
 
 // Info is what the build recorded.
 type Info struct {
@@ -18,11 +21,23 @@ type Info struct {
 
 // Read returns what the running binary's build recorded.
 func Read() Info {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return Info{Version: "(devel)"}
+	info := Info{Version: "(devel)"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		info = fromBuild(bi)
 	}
-	return fromBuild(bi)
+	return info.linked(LinkVersion, LinkCommit)
+}
+
+// linked fills in what the build did not record from the link-time values.
+func (i Info) linked(version, commit string) Info {
+	if version != "" {
+		i.Version = version
+	}
+	if i.Commit == "" && commit != "" {
+		i.Commit = strings.TrimSuffix(commit, "+modified")
+		i.Modified = strings.HasSuffix(commit, "+modified")
+	}
+	return i
 }
 
 func fromBuild(bi *debug.BuildInfo) Info {
@@ -41,13 +56,10 @@ func fromBuild(bi *debug.BuildInfo) Info {
 	return info
 }
 
-// Version is the short form for logs and status: the link-time override,
-// else the module version (which for a checkout build already carries the
-// commit, as in v0.0.0-20261203101500-408cdb2f1a2b+dirty), else the commit.
+// Version is the short form for logs and status: the module version
+// (which for a checkout build already carries the commit, as in
+// v0.0.0-20261203101500-408cdb2f1a2b+dirty), else the commit.
 func Version() string {
-	if Override != "" {
-		return Override
-	}
 	return Read().short()
 }
 
@@ -71,16 +83,12 @@ func (i Info) abbrev() string {
 
 // String is the --version line: the version and the commit it came from.
 func String() string {
-	return Read().line(Override)
+	return Read().line()
 }
 
-func (i Info) line(override string) string {
-	v := i.Version
-	if override != "" {
-		v = override
-	}
+func (i Info) line() string {
 	if i.Commit == "" {
-		return v + " (no commit recorded: built outside a git checkout or with -buildvcs=false)"
+		return i.Version + " (no commit recorded: built outside a git checkout, or with -buildvcs=false and not by make)"
 	}
-	return fmt.Sprintf("%s (commit %s)", v, i.abbrev())
+	return fmt.Sprintf("%s (commit %s)", i.Version, i.abbrev())
 }

@@ -21,9 +21,20 @@ func TestFromBuild(t *testing.T) {
 		if got := i.short(); got != tc.short {
 			t.Errorf("short() = %q, want %q", got, tc.short)
 		}
-		full := i.line("")
+		full := i.line()
 		if !strings.HasPrefix(full, tc.full) {
 			t.Errorf("full = %q, want %q", full, tc.full)
 		}
+	}
+}
+
+func TestLinked(t *testing.T) {
+	i := Info{Version: "(devel)"}.linked("", "99e5b3e46057aa+modified")
+	if got := i.line(); got != "(devel) (commit 99e5b3e46057+modified)" {
+		t.Errorf("line() = %q", got)
+	}
+	recorded := Info{Version: "(devel)", Commit: "408cdb2f1a2b"}.linked("", "99e5b3e46057")
+	if recorded.Commit != "408cdb2f1a2b" {
+		t.Errorf("a link-time commit replaced the recorded one: %+v", recorded)
 	}
 }
