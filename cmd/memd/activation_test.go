@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -104,3 +105,46 @@ func TestActivationForAnotherProcess(t *testing.T) {
 		t.Errorf("memd took a socket passed to pid 1:\n%s", d.log)
 	}
 }
+
+// TestStopAndRestart: memctl stop ends memd cleanly (exit 0, the store
+// closed) and waits for it; restart leaves a new memd answering.
+func TestStopAndRestart(t *testing.T) {
+	dir := tempDir(t)
+	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
+	d := startDaemon(t, data, sock)
+	out, err := memctl(t, data, sock, "stop")
+	if err != nil || !strings.Contains(out, "stopped") {
+		t.Fatalf("memctl stop: %v\n%s", err, out)
+	}
+	select {
+	case <-d.exited:
+	default:
+		t.Fatal("memctl stop returned while memd still ran")
+	}
+	if d.err != nil || !strings.Contains(d.log.String(), "memd stopped cleanly") {
+		t.Fatalf("memd did not stop cleanly: %v\n%s", d.err, d.log)
+	}
+	if out, err := memctl(t, data, sock, "stop"); err != nil || !strings.Contains(out, "not running") {
+		t.Errorf("memctl stop with no memd: %v\n%s", err, out)
+	}
+
+	out, err = memctl(t, data, sock, "restart") // nothing ran: it starts one
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "pid"):], "pid %d", &first); err != nil {
+		t.Fatalf("restart said %q", out)
+	}
+	t.Cleanup(func() { memctl(t, data, sock, "stop") })
+	out, err = memctl(t, data, sock, "restart")
+	var second int
+	if err == nil {
+		_, err = fmt.Sscanf(out[strings.Index(out, "pid"):], "pid %d", &second)
+	}
+	if err != nil || second == first || alive(first) {
+		t.Fatalf("restart from pid %d: %v\n%s", first, err, out)
+	}
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
