@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/server"
 )
 
 // listen returns the socket memd serves on: the one a service manager
@@ -22,7 +22,7 @@ func listen(path string, log *slog.Logger) (net.Listener, error) {
 		}
 		return l, err
 	}
-	return api.Listen(path)
+	return server.Listen(path)
 }
 
 // firstActivatedFD is where sd_listen_fds(3) puts the first passed socket.
