@@ -118,3 +118,14 @@ func TestExcerpt(t *testing.T) {
 		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
 	}
 }
+
+// TestRecallWithoutQuery: a recall with no query says how to write one,
+// before any daemon is asked.
+func TestRecallWithoutQuery(t *testing.T) {
+	for _, args := range [][]string{{"recall"}, {"recall", "  "}} {
+		_, _, err := run(t, filepath.Join(t.TempDir(), "none.sock"), args...)
+		if err == nil || !strings.Contains(err.Error(), `memctl recall "`) || strings.Contains(err.Error(), "arg(s)") {
+			t.Errorf("memctl %q: %v", args, err)
+		}
+	}
+}

@@ -68,7 +68,7 @@ var launchdAgent = parseUnit("plist", `<?xml version="1.0" encoding="UTF-8"?>
 <plist version="1.0">
 <dict>
 	<key>Label</key>
-	<string>` + launchdLabel + `</string>
+	<string>`+launchdLabel+`</string>
 	<key>ProgramArguments</key>
 	<array>
 		<string>{{.Memd | xml}}</string>
