@@ -90,3 +90,30 @@ func TestErrorsSayItOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestChatBlamesTheRuntime: with a generator configured but no llama.cpp
+// runtime, chat says the generator did not load and why (the runtime), not
+// that none is set: setting it again would not help.
+func TestChatBlamesTheRuntime(t *testing.T) {
+	dir := tempDir(t)
+	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
+	model := filepath.Join(dir, "chat.gguf")
+	os.WriteFile(model, []byte("a model file memd never gets to read"), 0o600)
+	noRuntime := filepath.Join(dir, "no-runtime")
+	os.MkdirAll(noRuntime, 0o700)
+	t.Setenv("MEMD_LLAMA_LIB", "")
+	startDaemon(t, data, sock, "--generator", model, "--lib-dir", noRuntime)
+	_, err := memctl(t, data, sock, "chat", "what about tomatoes?")
+	if err == nil {
+		t.Fatal("chat answered with no runtime")
+	}
+	msg := err.Error()[strings.Index(err.Error(), "\n")+1:]
+	for _, want := range []string{"memctl: chat needs the generator " + model + ", which did not load: no llama.cpp runtime", "memd runtime install"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("chat said\n%s\nwithout %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "model set generator") || strings.Contains(msg, "unavailable:") {
+		t.Errorf("chat blames the generator setting or stutters:\n%s", msg)
+	}
+}
