@@ -97,7 +97,7 @@ func TestRecallErrors(t *testing.T) {
 	}{
 		{[]string{"recall", "--after", "yesterday", "x"}, "--after \"yesterday\" is not a date"},
 		{[]string{"recall", "-k", "5000", "x"}, `"k" is 5000`},
-		{[]string{"recall"}, "requires at least 1 arg"},
+		{[]string{"recall"}, `say what to recall: memctl recall "`},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, sock, tt.args...)

@@ -117,3 +117,21 @@ func TestChatBlamesTheRuntime(t *testing.T) {
 		t.Errorf("chat blames the generator setting or stutters:\n%s", msg)
 	}
 }
+
+// TestStatusListsSkips: plain memctl status lists the skipped files and
+// why, as the README promises, not only how many there are.
+func TestStatusListsSkips(t *testing.T) {
+	dir := tempDir(t)
+	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
+	startDaemon(t, data, sock)
+	notes := smallVault(t, dir)
+	binary := filepath.Join(notes, "scan.md")
+	os.WriteFile(binary, []byte("\x00\x01\x02\xff\xfe not text"), 0o600)
+	if _, err := memctl(t, data, sock, "add", "--wait", notes); err != nil {
+		t.Fatal(err)
+	}
+	out, err := memctl(t, data, sock, "status")
+	if err != nil || !strings.Contains(out, "1 skipped") || !strings.Contains(out, "\nskipped "+binary+": ") {
+		t.Errorf("status: %v\n%s", err, out)
+	}
+}
