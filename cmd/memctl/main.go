@@ -38,6 +38,8 @@ type app struct {
 	out, errOut  io.Writer
 	// noStart keeps memctl from starting a daemon (tests of the refusal).
 	noStart bool
+	// barOut receives progress bars when errOut is not a terminal (tests).
+	barOut io.Writer
 }
 
 func newRoot(a *app) *cobra.Command {
