@@ -266,12 +266,15 @@ func (a *app) installService(ctx context.Context, s service, units []unit) error
 	} else if pid != 0 {
 		fmt.Fprintf(a.out, "stopped the memd that was running (pid %d) so the service takes its socket\n", pid)
 	}
-	steps := serviceStart(units)
-	if err := a.runSteps(ctx, steps); err != nil {
+	if runtime.GOOS == "darwin" { // launchd opens the log, but makes no folders
+		if err := os.MkdirAll(filepath.Dir(s.LogFile()), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := a.runSteps(ctx, serviceStart(units)); err != nil {
 		return err
 	}
 	if runtime.GOOS == "darwin" {
-		os.MkdirAll(filepath.Dir(s.LogFile()), 0o755)
 		fmt.Fprintf(a.out, "memd runs as a launchd agent; its log is %s\n", s.LogFile())
 	} else {
 		fmt.Fprintln(a.out, "memd's socket is live; memd starts at the first request. Log: journalctl --user -u memd")
