@@ -162,19 +162,23 @@ func (s service) configHome() string {
 	return filepath.Join(s.home, ".config")
 }
 
-func (a *app) service() (service, error) {
+// service describes memd's service for this user; only installing needs
+// the memd binary (uninstall and status look at the files by name).
+func (a *app) service(needBinary bool) (service, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return service{}, err
+	}
+	s := service{Memd: "memd", Data: a.data, Socket: a.socket, home: home}
+	if !needBinary {
+		return s, nil
 	}
 	bin, err := findMemd()
 	if err != nil {
 		return service{}, err
 	}
-	if bin, err = filepath.Abs(bin); err != nil {
-		return service{}, err
-	}
-	return service{Memd: bin, Data: a.data, Socket: a.socket, home: home}, nil
+	s.Memd, err = filepath.Abs(bin)
+	return s, err
 }
 
 func newServiceCmd(a *app) *cobra.Command {
@@ -193,7 +197,7 @@ in ~/Library/Logs/memd/memd.log.`,
 		Short: "Install and start memd as your user service",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.service()
+			s, err := a.service(true)
 			if err != nil {
 				return err
 			}
@@ -216,7 +220,7 @@ in ~/Library/Logs/memd/memd.log.`,
 		Short: "Stop memd's user service and remove its files (the index stays)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.service()
+			s, err := a.service(false)
 			if err != nil {
 				return err
 			}
@@ -232,7 +236,7 @@ in ~/Library/Logs/memd/memd.log.`,
 		Short: "Say whether memd's service is installed and running, and where its log is",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.service()
+			s, err := a.service(false)
 			if err != nil {
 				return err
 			}

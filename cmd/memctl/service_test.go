@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memd-dev/memd/api/apitest"
 )
 
 // testService is a service whose paths need escaping in a unit file.
@@ -108,5 +111,26 @@ func TestLaunchdAgent(t *testing.T) {
 	}
 	if !keepAlive {
 		t.Errorf("the agent is not kept alive:\n%s", units[0].text)
+	}
+}
+
+// TestServiceStatusNotInstalled: service status says the service is not
+// installed, how to install it, where its log would be, and whether memd
+// answers, before anything is installed.
+func TestServiceStatusNotInstalled(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	sock := fakeDaemon(t, apitest.New())
+	out, _, err := run(t, sock, "service", "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"service: not installed (memctl service install)", "memd: answering on " + sock} {
+		if !strings.Contains(out, want) {
+			t.Errorf("service status lacks %q:\n%s", want, out)
+		}
+	}
+	if runtime.GOOS == "linux" && !strings.Contains(out, "log: journalctl --user -u memd") {
+		t.Errorf("service status does not say where the log is:\n%s", out)
 	}
 }
