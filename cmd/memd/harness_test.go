@@ -19,8 +19,9 @@ import (
 	"github.com/memd-dev/memd/api"
 )
 
-// binDir holds the memd and memctl binaries TestMain builds once.
-var binDir string
+// binDir holds the memd and memctl binaries TestMain builds once, from
+// builtCommit ("" outside a git checkout).
+var binDir, builtCommit string
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -39,8 +40,8 @@ func buildAndRun(m *testing.M) int {
 	}
 	// As the Makefile does: Go records no commit for a build from a git
 	// worktree or under -buildvcs=false.
-	if head := gitHead(); head != "" {
-		args = append(args, "-ldflags", "-X github.com/memd-dev/memd/internal/buildinfo.LinkCommit="+head)
+	if builtCommit = gitHead(); builtCommit != "" {
+		args = append(args, "-ldflags", "-X github.com/memd-dev/memd/internal/buildinfo.LinkCommit="+builtCommit)
 	}
 	cmd := exec.Command(goTool(), append(args, ".", "../memctl")...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -336,7 +336,7 @@ func TestVersion(t *testing.T) {
 	if flag != sub || !strings.HasPrefix(flag, "memd ") || strings.HasPrefix(flag, "memd dev") {
 		t.Errorf("memd --version %q, memd version %q", flag, sub)
 	}
-	head := gitHead()
+	head := builtCommit
 	if head == "" {
 		t.Skip("not a git checkout: no commit to look for")
 	}
