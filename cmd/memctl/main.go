@@ -18,6 +18,10 @@ import (
 	"github.com/memd-dev/memd/internal/config"
 )
 
+// version is memctl's version as the MCP and LSP servers announce it: the
+// module version, or the commit it was built from.
+var version = buildinfo.Version()
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot(&app{out: os.Stdout, errOut: os.Stderr}).ExecuteContext(ctx)

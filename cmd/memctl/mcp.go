@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
-	"github.com/memd-dev/memd/internal/buildinfo"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -64,7 +63,7 @@ planned, and cite what you use as path:line.`
 // call, each opening its own client so a daemon restarted meanwhile is
 // found (or started) again.
 func newMCPServer(a *app) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "memd", Title: "memd: the user's notes", Version: buildinfo.Version()},
+	s := mcp.NewServer(&mcp.Implementation{Name: "memd", Title: "memd: the user's notes", Version: version},
 		&mcp.ServerOptions{
 			Instructions: mcpInstructions,
 			// The tools never change, so no list_changed notification (the SDK
