@@ -22,8 +22,8 @@ const (
 	// ReasonSymlink is why a linked note is not indexed: links are not
 	// followed (a loop cannot trap a scan, and no note is indexed twice).
 	ReasonSymlink = "a symlink: memd does not follow links; register the folder where the note really is"
-	reasonBinary    = "binary file, not text"
-	reasonNotUTF8   = "not valid UTF-8 text (save it as UTF-8 to index it)"
+	reasonBinary  = "binary file, not text"
+	reasonNotUTF8 = "not valid UTF-8 text (save it as UTF-8 to index it)"
 )
 
 type outcomeKind int
