@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -166,11 +165,22 @@ func (s *Service) Folders(ctx context.Context) ([]memd.FolderStatus, error) {
 	return out, err
 }
 
-// AddFolder registers a folder and starts indexing it.
+// AddFolder registers a folder and starts indexing it. Adding a folder
+// that is already registered answers its status as it is: its notes and
+// whether it is watched, as Folders says.
 func (s *Service) AddFolder(ctx context.Context, path string) (memd.FolderStatus, error) {
 	f, err := s.ix.AddFolder(ctx, path)
 	if err != nil {
 		return memd.FolderStatus{}, classify(err)
+	}
+	all, err := s.Folders(ctx)
+	if err != nil {
+		return memd.FolderStatus{}, err
+	}
+	for _, st := range all {
+		if st.Path == f.Path {
+			return st, nil
+		}
 	}
 	return memd.FolderStatus{Path: f.Path, Added: f.Added}, nil
 }
@@ -240,11 +250,18 @@ func classify(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("%w: %w", memd.ErrNotFound, err)
+		return classified{memd.ErrNotFound, err}
 	case errors.Is(err, pipeline.ErrUnknownFolder):
-		return fmt.Errorf("%w: %w", memd.ErrUnknownFolder, err)
+		return classified{memd.ErrUnknownFolder, err}
 	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir):
-		return fmt.Errorf("%w: %w", memd.ErrBadRequest, err)
+		return classified{memd.ErrBadRequest, err}
 	}
 	return err
 }
+
+// classified is err, which is also of the API's kind; its message is err's
+// alone, since err already says what is wrong in words.
+type classified struct{ kind, err error }
+
+func (c classified) Error() string   { return c.err.Error() }
+func (c classified) Unwrap() []error { return []error{c.kind, c.err} }

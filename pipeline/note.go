@@ -19,8 +19,11 @@ import (
 // Skip reasons that callers may match.
 const (
 	ReasonForgotten = "forgotten"
-	reasonBinary    = "binary file, not text"
-	reasonNotUTF8   = "not valid UTF-8 text (save it as UTF-8 to index it)"
+	// ReasonSymlink is why a linked note is not indexed: links are not
+	// followed (a loop cannot trap a scan, and no note is indexed twice).
+	ReasonSymlink = "a symlink: memd does not follow links; register the folder where the note really is"
+	reasonBinary  = "binary file, not text"
+	reasonNotUTF8 = "not valid UTF-8 text (save it as UTF-8 to index it)"
 )
 
 type outcomeKind int
@@ -74,7 +77,12 @@ func (p *preparer) prepare(j store.Job) outcome {
 		return p.gone(o)
 	case err != nil:
 		return retry(o, err)
-	case !fi.Mode().IsRegular() || rules.ignored(j.Path, false) || !isNoteName(j.Path):
+	case rules.ignored(j.Path, false) || !isNoteName(j.Path):
+		o.kind = outRemove
+		return o
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return skipFor(o, ReasonSymlink)
+	case !fi.Mode().IsRegular():
 		o.kind = outRemove
 		return o
 	}

@@ -150,7 +150,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	p := canonicalNotePath(path)
 	root, _, ok := ix.folderOf(p)
 	if !ok || p == root {
-		return fmt.Errorf("forget %s: %w: it is not a note in any folder memd indexes", path, ErrUnknownFolder)
+		return errorOf(ErrUnknownFolder, "%s is in no folder memd indexes; memctl status lists them", path)
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -167,7 +167,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 			return err
 		}
 		if !removed && statErr != nil {
-			return fmt.Errorf("%w: it is not indexed and there is no such file", store.ErrNotFound)
+			return errorOf(store.ErrNotFound, "%s is not indexed and there is no such file", p)
 		}
 		size := int64(0)
 		if statErr == nil {
@@ -187,6 +187,10 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		return nil
 	})
 	if err != nil {
+		var said *kindError
+		if errors.As(err, &said) {
+			return err // it names the note already
+		}
 		return fmt.Errorf("forget %s: %w", p, err)
 	}
 	ix.afterCommit(eff)

@@ -114,7 +114,7 @@ func TestRecallErrors(t *testing.T) {
 	}{
 		{[]string{"recall", "--after", "yesterday", "x"}, "--after \"yesterday\" is not a date"},
 		{[]string{"recall", "-k", "5000", "x"}, `"k" is 5000`},
-		{[]string{"recall"}, "requires at least 1 arg"},
+		{[]string{"recall"}, `say what to recall: memctl recall "`},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, sock, tt.args...)
@@ -141,5 +141,16 @@ func TestHitsTextSaysCorrection(t *testing.T) {
 	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
 	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestRecallWithoutQuery: a recall with no query says how to write one,
+// before any daemon is asked.
+func TestRecallWithoutQuery(t *testing.T) {
+	for _, args := range [][]string{{"recall"}, {"recall", "  "}} {
+		_, _, err := run(t, filepath.Join(t.TempDir(), "none.sock"), args...)
+		if err == nil || !strings.Contains(err.Error(), `memctl recall "`) || strings.Contains(err.Error(), "arg(s)") {
+			t.Errorf("memctl %q: %v", args, err)
+		}
 	}
 }

@@ -75,7 +75,7 @@ func loadModels(cfg config.Config, log *slog.Logger) *models {
 func openRuntime(cfg config.Config) (*llama.Library, error) {
 	dir, err := llamart.Find(llamart.Options{LibDir: cfg.LibDir})
 	if err != nil {
-		return nil, fmt.Errorf("no llama.cpp runtime (%v); run `memd runtime install` or set --lib-dir", err)
+		return nil, fmt.Errorf("no llama.cpp runtime: %w", err) // err says how to install one
 	}
 	lib, err := llama.Open(dir)
 	if err != nil {

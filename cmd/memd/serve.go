@@ -40,7 +40,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	l, err := server.Listen(cfg.Socket)
+	l, err := listen(cfg.Socket, log)
 	if err != nil {
 		return err
 	}
