@@ -14,8 +14,8 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
-	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/rank/lexical"
+	"github.com/memd-dev/memd/store"
 )
 
 // indexVersions are the versions of the code that turns a file into what
