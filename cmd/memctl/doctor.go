@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -84,7 +87,7 @@ func (a *app) diagnose(ctx context.Context) []check {
 			folders = append(folders, f.Path)
 		}
 	} else {
-		c, fs := checkStore(filepath.Join(a.data, "memd.db"))
+		c, fs := checkStore(ctx, filepath.Join(a.data, "memd.db"))
 		checks = append(checks, c)
 		folders = fs
 	}
@@ -132,41 +135,57 @@ func checkDataDir(dir string) check {
 	return c
 }
 
-// checkStore opens the store while no daemon answers, to see that it is
-// readable and of a schema this memd knows, and lists its folders.
-func checkStore(path string) (check, []string) {
+// checkStore asks `memd store check` for its verdict on the store while no
+// daemon answers. The check runs in a process of its own: bbolt's
+// consistency check crashes the process that runs it on a page it cannot
+// follow, and doctor must report that, not die of it.
+func checkStore(ctx context.Context, path string) (check, []string) {
 	c := check{Name: "store"}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		c.Status, c.Detail, c.Fix = checkWarn, path+" does not exist yet", "memd creates it when it first starts; then `memctl add DIR`"
 		return c, nil
 	}
-	db, err := store.Open(path, store.Options{Timeout: 200 * time.Millisecond})
+	bin, err := findMemd()
 	if err != nil {
-		c.Status, c.Detail = checkFail, err.Error()
-		if errors.Is(err, store.ErrLocked) {
-			c.Fix = "a memd that does not answer on this socket holds it: find it with `pgrep -a memd`, or pass the --socket it listens on"
-		}
+		c.Status, c.Detail = checkWarn, "not checked: "+err.Error()
 		return c, nil
 	}
-	defer db.Close()
-	var folders []string
-	var counts store.Counts
-	err = db.View(func(tx *store.Tx) error {
-		counts = tx.Counts()
-		fs, err := tx.Folders()
-		for _, f := range fs {
-			folders = append(folders, f.Path)
-		}
-		return err
-	})
-	if err != nil {
-		c.Status, c.Detail = checkFail, fmt.Sprintf("%s opens but cannot be read: %v", path, err)
-		c.Fix = "move it aside; memd re-indexes your folders into a new one (register them again with memctl add)"
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "store", "check", "--json", "--data", filepath.Dir(path))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var v store.Verdict
+	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+		c.Status = checkFail
+		c.Detail = fmt.Sprintf("%s is damaged: the store check crashed on it (%v): %s", path, runErr, firstLine(stderr.String()))
+		c.Fix = "start memd: it moves the damaged store aside and re-indexes your folders"
 		return c, nil
 	}
-	c.Status = checkOK
-	c.Detail = fmt.Sprintf("%s: %d notes, %d chunks, %s", path, counts.Notes, counts.Chunks, formatBytes(db.Size()))
-	return c, folders
+	switch {
+	case v.OK:
+		c.Status = checkOK
+		c.Detail = fmt.Sprintf("%s: %d notes, %d chunks, %s, consistent (checked in %v)", path, v.Notes, v.Chunks,
+			formatBytes(v.Bytes), v.Took.Round(time.Millisecond))
+	case v.Locked:
+		c.Status, c.Detail = checkFail, v.Problem
+		c.Fix = "a memd that does not answer on this socket holds it: find it with `pgrep -a memd`, or pass the --socket it listens on"
+	default:
+		c.Status, c.Detail = checkFail, v.Problem
+		c.Fix = "start memd: it moves the damaged store aside and re-indexes your folders"
+	}
+	return c, v.Folders
+}
+
+// firstLine is the first non-empty line of s.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 func checkFolders(folders []string) check {

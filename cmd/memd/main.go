@@ -51,12 +51,13 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 			}
 			log := newLogger(cfg)
 			log.Debug("configuration", "file", configSummary(cmd.Flags()))
-			return serve(cmd.Context(), cfg, log)
+			return serveRebuilding(cmd.Context(), cfg, log)
 		},
 	}
 	config.RegisterFlags(root.Flags())
 	serveFlags.register(root.Flags())
 	root.AddCommand(newVersionCmd())
 	addRuntimeCmd(root)
+	addStoreCmd(root)
 	return root
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -14,7 +13,6 @@ import (
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
-	"github.com/memd-dev/memd/store"
 )
 
 // shutdownGrace bounds how long requests in flight may take to finish once
@@ -33,7 +31,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("create data folder: %w", err)
 	}
-	db, err := store.Open(filepath.Join(cfg.Data, "memd.db"), store.Options{})
+	db, err := openStore(ctx, cfg.Data, serveFlags.fullCheckMaxBytes, log)
 	if err != nil {
 		return err
 	}
@@ -87,6 +85,16 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 			return nil
 		})
 	}
+	g.Go(func() error {
+		// A transaction that finds the file damaged stops the daemon, to
+		// be moved aside and rebuilt (serveRebuilding).
+		select {
+		case <-gctx.Done():
+			return nil
+		case <-db.Damaged():
+			return db.DamageErr()
+		}
+	})
 	g.Go(func() error {
 		<-gctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
