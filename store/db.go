@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -65,8 +67,12 @@ type Options struct {
 // DB is an open memd store. It is safe for concurrent use: any number of
 // View transactions run beside one Update at a time.
 type DB struct {
-	bolt  *bolt.DB
-	path  string
+	// current is the open bbolt file; Compact swaps in a compacted one.
+	current atomic.Pointer[bolt.DB]
+	// writes is held by every Update and by Compact, so no write is lost
+	// between the copy and the swap.
+	writes sync.Mutex
+	path   string
 	alarm *damageAlarm
 	// restored and restoreErr say what syncRegistrations found at open.
 	restored   []Folder
@@ -99,7 +105,11 @@ func Open(path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{bolt: b, path: path, alarm: newDamageAlarm()}
+	if !o.ReadOnly {
+		removeCompactLeftovers(path)
+	}
+	db := &DB{path: path, alarm: newDamageAlarm()}
+	db.current.Store(b)
 	if err := db.migrate(); err != nil {
 		b.Close()
 		return nil, err
@@ -139,7 +149,7 @@ func openBolt(path string, o Options) (*bolt.DB, error) {
 }
 
 func (db *DB) migrate() error {
-	if db.bolt.IsReadOnly() {
+	if db.current.Load().IsReadOnly() {
 		return nil
 	}
 	return db.update(func(tx *bolt.Tx) error {
@@ -187,7 +197,11 @@ func (db *DB) Size() int64 {
 }
 
 // Close waits for open transactions and closes the file.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error {
+	db.writes.Lock()
+	defer db.writes.Unlock()
+	return db.current.Load().Close()
+}
 
 // View runs fn in a read-only transaction that sees one consistent snapshot.
 // A page that bbolt cannot read ends it with a DamageError (see Damaged).
@@ -216,11 +230,13 @@ func (db *DB) Update(fn func(*Tx) error) error {
 }
 
 func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return db.noteDamage(contain(db.path, func() error { return db.bolt.View(fn) }))
+	return db.noteDamage(contain(db.path, func() error { return db.current.Load().View(fn) }))
 }
 
 func (db *DB) update(fn func(*bolt.Tx) error) error {
-	return db.noteDamage(contain(db.path, func() error { return db.bolt.Update(fn) }))
+	db.writes.Lock()
+	defer db.writes.Unlock()
+	return db.noteDamage(contain(db.path, func() error { return db.current.Load().Update(fn) }))
 }
 
 // noteDamage raises the alarm when err says the file is damaged.

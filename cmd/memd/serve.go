@@ -86,6 +86,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		})
 	}
 	g.Go(func() error {
+		compactWhenWasteful(gctx, db, log)
+		return nil
+	})
+	g.Go(func() error {
 		// A transaction that finds the file damaged stops the daemon, to
 		// be moved aside and rebuilt (serveRebuilding).
 		select {
