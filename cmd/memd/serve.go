@@ -40,6 +40,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if w := api.SocketFolderWarning(cfg.Socket); w != "" {
+		log.Warn(w)
+	}
 	m := loadModels(cfg, log)
 	defer m.Close()
 	vecs := memory.NewVectors(db, memory.VectorsConfig{Embedder: m.queryEmbedder(),
