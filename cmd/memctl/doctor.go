@@ -15,11 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/llama"
 	llamart "github.com/memd-dev/memd/inference/runtime"
-	"github.com/memd-dev/memd/memory"
-	"github.com/memd-dev/memd/store"
 )
 
 // Check outcomes.
@@ -95,7 +94,7 @@ func (a *app) diagnose(ctx context.Context) []check {
 	return append(checks, checkRuntime(st, a.cfg.LibDir))
 }
 
-func (a *app) checkSocket(ctx context.Context) (*memory.Status, check) {
+func (a *app) checkSocket(ctx context.Context) (*memd.Status, check) {
 	c := check{Name: "socket"}
 	if !answers(a.socket) {
 		c.Status, c.Detail = checkFail, "nothing answers on "+a.socket
@@ -156,7 +155,7 @@ func checkStore(ctx context.Context, path string) (check, []string) {
 	cmd := exec.CommandContext(ctx, bin, "store", "check", "--json", "--data", filepath.Dir(path))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
-	var v store.Verdict
+	var v storeVerdict
 	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
 		c.Status = checkFail
 		c.Detail = fmt.Sprintf("%s is damaged: the store check crashed on it (%v): %s", path, runErr, firstLine(stderr.String()))
@@ -176,6 +175,19 @@ func checkStore(ctx context.Context, path string) (check, []string) {
 		c.Fix = "start memd: it moves the damaged store aside and re-indexes your folders"
 	}
 	return c, v.Folders
+}
+
+// storeVerdict is what `memd store check --json` prints (store.Verdict),
+// read here without linking the store.
+type storeVerdict struct {
+	OK      bool          `json:"ok"`
+	Problem string        `json:"problem"`
+	Locked  bool          `json:"locked"`
+	Notes   int           `json:"notes"`
+	Chunks  int           `json:"chunks"`
+	Bytes   int64         `json:"bytes"`
+	Folders []string      `json:"folders"`
+	Took    time.Duration `json:"took_ns"`
 }
 
 // firstLine is the first non-empty line of s.
@@ -213,7 +225,7 @@ func checkFolders(folders []string) check {
 // checkRuntime looks for the llama.cpp libraries that local models need,
 // where memd would: the configured lib_dir, MEMD_LLAMA_LIB, else the
 // installed builds in the cache.
-func checkRuntime(st *memory.Status, libDir string) check {
+func checkRuntime(st *memd.Status, libDir string) check {
 	c := check{Name: "runtime"}
 	dir, err := llamart.Find(llamart.Options{LibDir: libDir})
 	if err != nil {
