@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -84,15 +87,14 @@ func notFound(paths []string) http.Handler {
 
 // timed bounds a route that does not stream: its context ends after the
 // request timeout, and a client that stops reading cannot hold the handler.
+// (The body's own deadline is limitBody's.)
 func (s *Server) timed(h http.Handler) http.Handler {
 	d := s.opt.RequestTimeout
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		rc := http.NewResponseController(w)
-		deadline := time.Now().Add(d + time.Second)
-		_ = rc.SetReadDeadline(deadline)
-		_ = rc.SetWriteDeadline(deadline)
+		_ = rc.SetWriteDeadline(time.Now().Add(d + time.Second))
 		// The connection may be kept alive for another request: lift the
 		// deadlines so they do not carry over to it.
 		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
@@ -100,6 +102,10 @@ func (s *Server) timed(h http.Handler) http.Handler {
 	})
 }
 
+// limitBody caps every request body in size and in time: the body must
+// arrive within BodyTimeout (a client sending a byte a second held a chat
+// route for as long as it liked). Once the body has been read the read
+// deadline is lifted, so a long answer streamed after it is not cut.
 func (s *Server) limitBody(h http.Handler) http.Handler {
 	max := s.opt.MaxBodyBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -108,9 +114,39 @@ func (s *Server) limitBody(h http.Handler) http.Handler {
 				"the request body is %d bytes, over the limit of %d; send a smaller request", r.ContentLength, max))
 			return
 		}
+		rc := http.NewResponseController(w)
+		if r.Body != http.NoBody && rc.SetReadDeadline(time.Now().Add(s.opt.BodyTimeout)) == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, w: w, rc: rc}
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody lifts the connection's read deadline when the body has
+// been read to its end: net/http then reads the connection in the
+// background to notice a client that goes away, and a deadline left set
+// would end that read, and the request's context with it. A body that
+// times out closes the connection after the answer, or net/http would
+// wait for the rest of it before answering.
+type deadlineBody struct {
+	io.ReadCloser
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF) && !b.lifted:
+		b.lifted = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case errors.As(err, &ne) && ne.Timeout():
+		b.w.Header().Set("Connection", "close")
+	}
+	return n, err
 }
 
 // observe logs each request and turns a panic in a handler into a 500

@@ -22,6 +22,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers; zero means 5s.
 	ReadHeaderTimeout time.Duration
+	// BodyTimeout bounds reading a request's body, on every route, the
+	// streaming ones included; zero means 10s. A client that sends its
+	// body slower gets 408.
+	BodyTimeout time.Duration
 	// Heartbeat is how often an idle event stream gets a comment line, so
 	// clients and proxies can tell a quiet stream from a dead one; zero
 	// means 15s.
@@ -58,6 +62,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ReadHeaderTimeout == 0 {
 		o.ReadHeaderTimeout = 5 * time.Second
+	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = 10 * time.Second
 	}
 	if o.Heartbeat == 0 {
 		o.Heartbeat = 15 * time.Second

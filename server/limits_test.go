@@ -1,0 +1,105 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/api/apitest"
+)
+
+// slowBody sends a request whose body trickles in a byte at a time and
+// returns the status memd answers with and how long that took.
+func slowBody(t *testing.T, sock, path string, every time.Duration) (int, time.Duration) {
+	t.Helper()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"messages":[{"role":"user","content":"hello there"}],"query":"x"}`
+	start := time.Now()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: memd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", path, len(body))
+	answered := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			close(answered)
+			return
+		}
+		answered <- resp
+	}()
+	for i := range len(body) {
+		select {
+		case resp, ok := <-answered:
+			if !ok {
+				return 0, time.Since(start)
+			}
+			return resp.StatusCode, time.Since(start)
+		case <-time.After(every):
+		}
+		if _, err := c.Write([]byte{body[i]}); err != nil {
+			break
+		}
+	}
+	select {
+	case resp, ok := <-answered:
+		if ok {
+			return resp.StatusCode, time.Since(start)
+		}
+	case <-time.After(5 * time.Second):
+	}
+	return 0, time.Since(start)
+}
+
+// TestSlowBodyTimesOut: every route that takes a body answers 408 to one
+// that does not arrive within the body timeout; the chat routes once held
+// a client sending a byte a second for as long as it liked.
+func TestSlowBodyTimesOut(t *testing.T) {
+	svc := apitest.New()
+	svc.ChatAnswer = "hi"
+	_, c, _ := serve(t, svc, Options{BodyTimeout: 300 * time.Millisecond})
+	for _, path := range []string{memd.RouteChat, memd.RouteChatCompletions, memd.RouteRecall, memd.RouteReindex} {
+		status, took := slowBody(t, c.Socket(), path, 100*time.Millisecond)
+		if status != http.StatusRequestTimeout {
+			t.Errorf("%s with a body at 10 bytes/s: status %d after %v, want 408", path, status, took)
+		}
+	}
+}
+
+// TestStreamOutlivesBodyTimeout: the body deadline ends with the body; a
+// chat that streams for longer than it is not cut.
+func TestStreamOutlivesBodyTimeout(t *testing.T) {
+	svc := apitest.New()
+	svc.ChatHook = func(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error) {
+		for range 8 {
+			select {
+			case <-ctx.Done():
+				return memd.ChatResult{}, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			if err := sink(memd.ChatEvent{Type: memd.ChatDelta, Delta: "word "}); err != nil {
+				return memd.ChatResult{}, err
+			}
+		}
+		return memd.ChatResult{Message: memd.Message{Role: memd.RoleAssistant, Content: strings.Repeat("word ", 8)}, Finish: memd.FinishStop}, nil
+	}
+	_, c, _ := serve(t, svc, Options{BodyTimeout: 200 * time.Millisecond})
+	deltas := 0
+	res, err := c.Chat(context.Background(), memd.ChatRequest{Messages: []memd.Message{{Role: memd.RoleUser, Content: "hi"}}},
+		func(ev memd.ChatEvent) error {
+			if ev.Type == memd.ChatDelta {
+				deltas++
+			}
+			return nil
+		})
+	if err != nil || res.Finish != memd.FinishStop || deltas != 8 {
+		t.Fatalf("a chat streaming for 800ms under a 200ms body timeout: %+v, %v", res, err)
+	}
+}
