@@ -75,6 +75,11 @@ type Removed struct {
 // queued.
 type ReindexResult struct {
 	Queued int `json:"queued"`
+	// Started is true when memd answered (202) before the notes were all
+	// queued, which under load takes a while: the reindex goes on in the
+	// background, Queued is what was known then, and /v1/status shows the
+	// progress.
+	Started bool `json:"started,omitempty"`
 }
 
 // IdleResult is the answer of GET /v1/idle: true once no indexing work is

@@ -3,10 +3,13 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,4 +105,69 @@ func TestStreamOutlivesBodyTimeout(t *testing.T) {
 	if err != nil || res.Finish != memd.FinishStop || deltas != 8 {
 		t.Fatalf("a chat streaming for 800ms under a 200ms body timeout: %+v, %v", res, err)
 	}
+}
+
+// TestReindexAnswersAtOnce: a reindex that takes long (34s under load) is
+// answered 202 at once and goes on; a client that leaves does not cancel
+// it or make memd log a failure; a refusal still comes as an error.
+func TestReindexAnswersAtOnce(t *testing.T) {
+	svc := apitest.New()
+	release := make(chan struct{})
+	finished := make(chan string, 4)
+	svc.ReindexHook = func(ctx context.Context, path string) (int, error) {
+		if path == "/elsewhere" {
+			return 0, fmt.Errorf("%w: /elsewhere is not in any folder memd indexes", memd.ErrUnknownFolder)
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		finished <- path
+		return 7, nil
+	}
+	var logs syncBuffer
+	_, c, _ := serve(t, svc, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	start := time.Now()
+	res, err := c.Reindex(context.Background(), "")
+	if err != nil || !res.Started || time.Since(start) > 2*time.Second {
+		t.Fatalf("a slow reindex: %+v, %v after %v; want 202 started at once", res, err, time.Since(start))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = c.Reindex(ctx, "/notes")
+	cancel()
+	if err == nil {
+		t.Fatal("a client that left got an answer")
+	}
+	close(release)
+	for range 2 {
+		select {
+		case <-finished:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the reindexes did not go on after their requests ended")
+		}
+	}
+	if _, err := c.Reindex(context.Background(), "/elsewhere"); !errors.Is(err, memd.ErrUnknownFolder) {
+		t.Fatalf("reindex of an unknown folder: %v", err)
+	}
+	if strings.Contains(logs.String(), "level=WARN") {
+		t.Fatalf("memd logged a failure for a client that left:\n%s", logs.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

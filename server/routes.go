@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -56,7 +56,7 @@ func (s *Server) Handler() http.Handler {
 		memd.RouteRecall:  {"POST": s.timed(recall(s.svc))},
 		memd.RouteFolders: {"GET": s.timed(listFolders(s.svc)), "POST": s.timed(addFolder(s.svc)), "DELETE": s.timed(removeFolder(s.svc))},
 		memd.RouteNotes:   {"GET": s.timed(note(s.svc)), "DELETE": s.timed(forget(s.svc))},
-		memd.RouteReindex: {"POST": s.timed(reindex(s.svc))},
+		memd.RouteReindex: {"POST": s.timed(reindex(s))},
 		memd.RouteSkips:   {"GET": s.timed(skips(s.svc))},
 		memd.RouteIdle:    {"GET": idle(s)},
 		memd.RouteEvents:  {"GET": events(s)},
@@ -166,8 +166,10 @@ func (s *Server) observe(h http.Handler) http.Handler {
 						"memd hit a bug answering %s %s (%v); please report it", r.Method, r.URL.Path, v))
 				}
 			}
+			// A failure is worth a warning unless the client had gone:
+			// then it is the client's leaving, not memd's failing.
 			level := slog.LevelDebug
-			if sw.status >= 500 {
+			if sw.status >= 500 && r.Context().Err() == nil {
 				level = slog.LevelWarn
 			}
 			s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path,

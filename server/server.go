@@ -102,12 +102,19 @@ type Server struct {
 
 	tcpMu sync.Mutex
 	tcp   *http.Server // the loopback TCP listener's server, nil when off
+
+	// background counts work that outlives its request (a reindex);
+	// Shutdown waits for it.
+	background sync.WaitGroup
+	reindexMu  sync.Mutex
+	reindexing map[string]*reindexRun // by path, "" for every folder
 }
 
 // NewServer returns a Server over svc.
 func NewServer(svc Service, o Options) *Server {
 	o = o.withDefaults()
-	s := &Server{svc: svc, opt: o, log: o.Logger, uid: os.Getuid(), stopping: make(chan struct{})}
+	s := &Server{svc: svc, opt: o, log: o.Logger, uid: os.Getuid(), stopping: make(chan struct{}),
+		reindexing: map[string]*reindexRun{}}
 	s.http = &http.Server{
 		Handler:           s.checkPeer(s.Handler()),
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
@@ -152,6 +159,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	waited := make(chan struct{})
 	go func() {
 		s.wsConns.Wait()
+		s.background.Wait()
 		close(waited)
 	}()
 	select {

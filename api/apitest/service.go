@@ -24,6 +24,8 @@ type Service struct {
 	Pending    int
 	// LastReindex and LastForget are the paths of the last such calls.
 	LastReindex, LastForget string
+	// ReindexHook, when set, answers Reindex (a slow reindex, a failing one).
+	ReindexHook func(ctx context.Context, path string) (int, error)
 	LastRecall              memd.RecallRequest
 
 	// RecallHook, when set, answers Recall instead.
@@ -158,8 +160,15 @@ func (s *Service) Forget(_ context.Context, path string) error {
 	return nil
 }
 
-// Reindex records path and reports every note under it as queued.
-func (s *Service) Reindex(_ context.Context, path string) (int, error) {
+// Reindex records path and reports every note under it as queued, or
+// answers as ReindexHook says.
+func (s *Service) Reindex(ctx context.Context, path string) (int, error) {
+	s.Mu.Lock()
+	hook := s.ReindexHook
+	s.Mu.Unlock()
+	if hook != nil {
+		return hook(ctx, path)
+	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.LastReindex = path
