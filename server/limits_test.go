@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,4 +171,60 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestRecallAdmission: with recalls stuck, RecallInFlight run, RecallQueue
+// wait, and the rest are refused at once with 429 and Retry-After; when
+// the stuck ones end, the waiting ones run.
+func TestRecallAdmission(t *testing.T) {
+	svc := apitest.New()
+	release := make(chan struct{})
+	var running, peak atomic.Int32
+	svc.RecallHook = func(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		<-release
+		return memd.RecallResult{Hits: []memd.Hit{}}, nil
+	}
+	_, c, hc := serve(t, svc, Options{RecallInFlight: 3, RecallQueue: 2, RecallWait: 10 * time.Second})
+	const clients = 12
+	type answer struct {
+		status int
+		retry  string
+	}
+	answers := make(chan answer, clients)
+	for range clients {
+		go func() {
+			req, _ := http.NewRequest("POST", "http://memd"+memd.RouteRecall, strings.NewReader(`{"query":"q"}`))
+			resp, err := hc.Do(req)
+			if err != nil {
+				answers <- answer{}
+				return
+			}
+			resp.Body.Close()
+			answers <- answer{resp.StatusCode, resp.Header.Get("Retry-After")}
+		}()
+	}
+	refused := 0
+	for range clients - 5 {
+		a := <-answers
+		if a.status != http.StatusTooManyRequests || a.retry == "" {
+			t.Fatalf("with 3 running and 2 waiting, a recall got %d (Retry-After %q), want 429 with Retry-After", a.status, a.retry)
+		}
+		refused++
+	}
+	close(release)
+	for range 5 {
+		if a := <-answers; a.status != http.StatusOK {
+			t.Fatalf("a recall admitted got %d", a.status)
+		}
+	}
+	if peak.Load() != 3 {
+		t.Fatalf("%d recalls ran at once, want 3", peak.Load())
+	}
+	if _, err := c.Recall(context.Background(), memd.RecallRequest{Query: "q"}); err != nil {
+		t.Fatalf("a recall once the others ended: %v", err)
+	}
 }

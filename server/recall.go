@@ -7,7 +7,7 @@ import (
 )
 
 // POST /v1/recall, body memd.RecallRequest → memd.RecallResult
-func recall(svc Service) handlerFunc {
+func recall(s *Server) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req memd.RecallRequest
 		if e := decodeBody(r, &req, false); e != nil {
@@ -16,7 +16,12 @@ func recall(svc Service) handlerFunc {
 		if err := req.Validate(); err != nil {
 			return err
 		}
-		res, err := svc.Recall(r.Context(), req)
+		leave, err := s.recalls.enter(r.Context())
+		if err != nil {
+			return err
+		}
+		defer leave()
+		res, err := s.svc.Recall(r.Context(), req)
 		if err != nil {
 			return err
 		}

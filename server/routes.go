@@ -53,7 +53,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	routes := map[string]methods{
 		memd.RouteStatus:  {"GET": s.timed(status(s.svc))},
-		memd.RouteRecall:  {"POST": s.timed(recall(s.svc))},
+		memd.RouteRecall:  {"POST": s.timed(recall(s))},
 		memd.RouteFolders: {"GET": s.timed(listFolders(s.svc)), "POST": s.timed(addFolder(s.svc)), "DELETE": s.timed(removeFolder(s.svc))},
 		memd.RouteNotes:   {"GET": s.timed(note(s.svc)), "DELETE": s.timed(forget(s.svc))},
 		memd.RouteReindex: {"POST": s.timed(reindex(s))},

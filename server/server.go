@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -43,6 +44,13 @@ type Options struct {
 	// WSRequests is how many requests one websocket connection may have in
 	// flight; zero means 32.
 	WSRequests int
+	// RecallInFlight is how many recalls run at once (HTTP and websocket
+	// together); zero means 4 per CPU. RecallQueue is how many more may
+	// wait, at most RecallWait, for a turn; zero means 64 and 2s. Past
+	// those, a recall gets 429 with Retry-After.
+	RecallInFlight int
+	RecallQueue    int
+	RecallWait     time.Duration
 	// AllowedOrigins are the websocket Origins accepted, exactly as a
 	// browser sends them ("http://localhost:3000"). Clients that send no
 	// Origin (everything but browsers) are always accepted; the default
@@ -84,6 +92,15 @@ func (o Options) withDefaults() Options {
 	if o.WSRequests == 0 {
 		o.WSRequests = 32
 	}
+	if o.RecallInFlight == 0 {
+		o.RecallInFlight = max(4, 4*runtime.GOMAXPROCS(0))
+	}
+	if o.RecallQueue == 0 {
+		o.RecallQueue = 64
+	}
+	if o.RecallWait == 0 {
+		o.RecallWait = 2 * time.Second
+	}
 	return o
 }
 
@@ -108,13 +125,15 @@ type Server struct {
 	background sync.WaitGroup
 	reindexMu  sync.Mutex
 	reindexing map[string]*reindexRun // by path, "" for every folder
+
+	recalls *admission
 }
 
 // NewServer returns a Server over svc.
 func NewServer(svc Service, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{svc: svc, opt: o, log: o.Logger, uid: os.Getuid(), stopping: make(chan struct{}),
-		reindexing: map[string]*reindexRun{}}
+		reindexing: map[string]*reindexRun{}, recalls: newAdmission("recalls", o.RecallInFlight, o.RecallQueue, o.RecallWait)}
 	s.http = &http.Server{
 		Handler:           s.checkPeer(s.Handler()),
 		ReadHeaderTimeout: o.ReadHeaderTimeout,

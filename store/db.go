@@ -73,7 +73,7 @@ type DB struct {
 	// between the copy and the swap.
 	writes sync.Mutex
 	path   string
-	alarm *damageAlarm
+	alarm  *damageAlarm
 	// restored and restoreErr say what syncRegistrations found at open.
 	restored   []Folder
 	restoreErr error

@@ -26,7 +26,7 @@ type Service struct {
 	LastReindex, LastForget string
 	// ReindexHook, when set, answers Reindex (a slow reindex, a failing one).
 	ReindexHook func(ctx context.Context, path string) (int, error)
-	LastRecall              memd.RecallRequest
+	LastRecall  memd.RecallRequest
 
 	// RecallHook, when set, answers Recall instead.
 	RecallHook func(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error)

@@ -60,7 +60,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
 		Fusion:    memory.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
 		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
-	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins})
+	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins,
+		RecallInFlight: cfg.Recall.MaxInFlight, RecallQueue: cfg.Recall.Queue})
 	tl, token, err := listenTCP(cfg, log)
 	if err != nil {
 		l.Close()

@@ -61,6 +61,8 @@ type Recall struct {
 	RRFK         int     // reciprocal rank fusion's k
 	BM25Weight   float64 // weight of the BM25 list in the fusion
 	VectorWeight float64 // weight of the vector list in the fusion
+	MaxInFlight  int     // recalls running at once
+	Queue        int     // recalls waiting for a turn before 429
 }
 
 // TCP holds the [tcp] table: the optional loopback listener for clients
