@@ -89,13 +89,13 @@ func printVerdict(cmd *cobra.Command, v store.Verdict) {
 }
 
 // checkInChild runs `memd store check --json` on the data folder and
-// returns nil when the store passed, a DamageError when it did not or
-// when the check crashed on it, and another error when the check could not
-// be run (the store is then opened with contained faults only).
-func checkInChild(ctx context.Context, data string) error {
+// returns its verdict; a check that crashed on the file is a damaged
+// verdict. An error means the check could not be run.
+func checkInChild(ctx context.Context, data string) (store.Verdict, error) {
+	path := filepath.Join(data, "memd.db")
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find memd's own binary: %w", err)
+		return store.Verdict{}, fmt.Errorf("find memd's own binary: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, fullCheckTimeout)
 	defer cancel()
@@ -104,21 +104,34 @@ func checkInChild(ctx context.Context, data string) error {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return fmt.Errorf("the store check took over %v", fullCheckTimeout)
+		return store.Verdict{}, fmt.Errorf("the store check took over %v", fullCheckTimeout)
 	}
 	var v store.Verdict
 	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
-		path := filepath.Join(data, "memd.db")
-		return &store.DamageError{Path: path, Reason: "bbolt's consistency check crashed on it: " + lastLine(stderr.String(), runErr)}
+		v = store.Verdict{Path: path, Problem: fmt.Sprintf("store %s is damaged: bbolt's consistency check crashed on it: %s",
+			path, lastLine(stderr.String(), runErr))}
+		v.Folders, _ = registeredPaths(path)
 	}
-	switch {
-	case v.OK:
+	return v, nil
+}
+
+// registeredPaths lists the folders kept beside the store at path.
+func registeredPaths(path string) ([]string, error) {
+	fs, err := store.ReadRegistrations(path)
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Path)
+	}
+	return out, err
+}
+
+// damageOf is the DamageError a verdict stands for, nil when it passed or
+// could not look (another process holds the file).
+func damageOf(v store.Verdict) error {
+	if v.OK || v.Locked {
 		return nil
-	case v.Locked:
-		return fmt.Errorf("%s", v.Problem)
-	default:
-		return &store.DamageError{Path: v.Path, Reason: strings.TrimPrefix(v.Problem, "store "+v.Path+" is damaged: ")}
 	}
+	return &store.DamageError{Path: v.Path, Reason: strings.TrimPrefix(v.Problem, "store "+v.Path+" is damaged: ")}
 }
 
 // lastLine is the first line of a crash report (the panic or fault), or
@@ -139,9 +152,11 @@ func openStore(ctx context.Context, data string, fullCheckMaxBytes int64, log *s
 	path := filepath.Join(data, "memd.db")
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 && fi.Size() <= fullCheckMaxBytes {
 		start := time.Now()
-		err := checkInChild(ctx, data)
-		if errors.Is(err, store.ErrDamaged) {
-			return nil, err
+		v, err := checkInChild(ctx, data)
+		if err == nil {
+			if derr := damageOf(v); derr != nil {
+				return nil, derr
+			}
 		}
 		if err != nil {
 			log.Warn("the store's consistency check did not run; reads are still guarded", "err", err)
