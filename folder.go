@@ -87,3 +87,10 @@ type ReindexResult struct {
 type IdleResult struct {
 	Idle bool `json:"idle"`
 }
+
+// CompactResult is the answer of POST /v1/compact: the store file's size
+// before and after its live data was copied into a new file.
+type CompactResult struct {
+	BeforeBytes int64 `json:"before_bytes"`
+	AfterBytes  int64 `json:"after_bytes"`
+}

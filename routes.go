@@ -9,6 +9,7 @@ const (
 	RouteFolders = "/v1/folders" // GET → FolderList; POST PathBody → FolderStatus; DELETE PathBody → Removed
 	RouteNotes   = "/v1/notes"   // GET ?path= → NoteDetail; DELETE PathBody → Removed
 	RouteReindex = "/v1/reindex" // POST optional PathBody → ReindexResult
+	RouteCompact = "/v1/compact" // POST → CompactResult
 	RouteSkips   = "/v1/skips"   // GET → SkipList
 	RouteIdle    = "/v1/idle"    // GET ?timeout=30s → IdleResult, a long poll
 	RouteEvents  = "/v1/events"  // GET → server-sent Events

@@ -104,6 +104,14 @@ func (c *Client) Reindex(ctx context.Context, path string) (memd.ReindexResult, 
 	return res, err
 }
 
+// Compact has memd copy its store's live data into a new file, giving the
+// free space back to the disk.
+func (c *Client) Compact(ctx context.Context) (memd.CompactResult, error) {
+	var res memd.CompactResult
+	err := c.do(ctx, "POST", memd.RouteCompact, nil, &res)
+	return res, err
+}
+
 // Skips lists the files that were not indexed, and why.
 func (c *Client) Skips(ctx context.Context) ([]memd.Skip, error) {
 	var l memd.SkipList

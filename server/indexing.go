@@ -114,3 +114,16 @@ func idle(s *Server) handlerFunc {
 		return nil
 	}
 }
+
+// POST /v1/compact → memd.CompactResult. Writes wait while it runs; reads
+// go on.
+func compact(svc Service) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		res, err := svc.Compact(r.Context())
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, res)
+		return nil
+	}
+}

@@ -57,6 +57,7 @@ func (s *Server) Handler() http.Handler {
 		memd.RouteFolders: {"GET": s.timed(listFolders(s.svc)), "POST": s.timed(addFolder(s.svc)), "DELETE": s.timed(removeFolder(s.svc))},
 		memd.RouteNotes:   {"GET": s.timed(note(s.svc)), "DELETE": s.timed(forget(s.svc))},
 		memd.RouteReindex: {"POST": s.timed(reindex(s))},
+		memd.RouteCompact: {"POST": compact(s.svc)},
 		memd.RouteSkips:   {"GET": s.timed(skips(s.svc))},
 		memd.RouteIdle:    {"GET": idle(s)},
 		memd.RouteEvents:  {"GET": events(s)},

@@ -160,6 +160,11 @@ func (s *Service) Forget(_ context.Context, path string) error {
 	return nil
 }
 
+// Compact reports a store that shrank by half.
+func (s *Service) Compact(context.Context) (memd.CompactResult, error) {
+	return memd.CompactResult{BeforeBytes: 2 << 20, AfterBytes: 1 << 20}, nil
+}
+
 // Reindex records path and reports every note under it as queued, or
 // answers as ReindexHook says.
 func (s *Service) Reindex(ctx context.Context, path string) (int, error) {
