@@ -36,7 +36,7 @@ type Verdict struct {
 // the meta pages against the file's size, then bbolt's own consistency
 // check (every page reachable once, none both used and free, keys in
 // order), then a read of the counters and folders. It reads the whole
-// file: about a second per GB from the page cache (docs/reliability.md).
+// file: about 4 s per GB from the page cache on 2 cores (docs/reliability.md).
 //
 // bbolt's check walks pages in a goroutine of its own, where a page it
 // cannot follow crashes the process instead of panicking in the caller;
