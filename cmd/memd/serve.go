@@ -114,6 +114,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	})
 	log.Info("memd is serving", "version", memdVersion(), "socket", cfg.Socket, "data", cfg.Data, "pid", os.Getpid())
 	err = g.Wait()
+	if derr := db.DamageErr(); derr != nil {
+		// Whatever stopped first (the indexer may wrap the damage as text),
+		// a damaged store is why: serveRebuilding moves it aside.
+		return derr
+	}
 	if err == nil {
 		log.Info("memd stopped cleanly")
 	}
