@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,10 +17,34 @@ import (
 )
 
 // filledStore writes a store of 16 MB (notes, chunks, postings) with one
-// registered folder, closes it and returns its path.
+// registered folder, closes it and returns its path. The store is filled
+// once per test binary and copied after.
 func filledStore(t testing.TB) string {
 	t.Helper()
-	return fillStore(t, filepath.Join(t.TempDir(), "memd.db"), 1500)
+	filled.once.Do(func() {
+		path := fillStore(t, filepath.Join(t.TempDir(), "memd.db"), 1500)
+		filled.db, filled.err = os.ReadFile(path)
+		if filled.err == nil {
+			filled.folders, filled.err = os.ReadFile(RegistrationsPath(path))
+		}
+	})
+	if filled.err != nil {
+		t.Fatal(filled.err)
+	}
+	path := filepath.Join(t.TempDir(), "memd.db")
+	if err := os.WriteFile(path, filled.db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(RegistrationsPath(path), filled.folders, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var filled struct {
+	once        sync.Once
+	db, folders []byte
+	err         error
 }
 
 // fillStore writes notes notes of 4 chunks each (about 11 KB of store a
