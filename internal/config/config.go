@@ -63,6 +63,10 @@ type Recall struct {
 	VectorWeight float64 // weight of the vector list in the fusion
 	MaxInFlight  int     // recalls running at once
 	Queue        int     // recalls waiting for a turn before 429
+	// VectorFloor is the cosine similarity, for the configured embedder,
+	// a hit only the vector list found must pass; 0 calibrates it on the
+	// notes, negative keeps every vector hit.
+	VectorFloor float64
 }
 
 // TCP holds the [tcp] table: the optional loopback listener for clients
