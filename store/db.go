@@ -114,7 +114,10 @@ func Open(path string, o Options) (*DB, error) {
 		b.Close()
 		return nil, err
 	}
-	if err := db.syncRegistrations(fresh); err != nil && !o.ReadOnly {
+	if o.ReadOnly {
+		return db, nil
+	}
+	if err := db.syncRegistrations(fresh); err != nil {
 		b.Close()
 		return nil, err
 	}
