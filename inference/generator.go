@@ -76,6 +76,7 @@ type CompletionRequest struct {
 type Generator struct {
 	model    *llama.Model
 	vocab    *modelVocab // shared by every context's scheduler
+	chat     chatFormat
 	info     ModelInfo
 	cfg      GeneratorConfig
 	contexts map[string]*genContext
@@ -100,7 +101,7 @@ func LoadGenerator(lib *llama.Library, cfg GeneratorConfig) (g *Generator, err e
 	if err != nil {
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
-	g = &Generator{model: m, vocab: newModelVocab(m), info: info, cfg: cfg, contexts: map[string]*genContext{}}
+	g = &Generator{model: m, vocab: newModelVocab(m), chat: newChatFormat(m), info: info, cfg: cfg, contexts: map[string]*genContext{}}
 	defer func() {
 		if err != nil {
 			g.Close()
@@ -230,15 +231,17 @@ func (g *Generator) Detokenize(toks []int32) string {
 	return g.model.Detokenize(toks)
 }
 
-// ChatPrompt renders messages with the model's own chat template, ending
-// with an open assistant turn. It fails when the model has no template.
+// ChatPrompt renders messages with the model's own chat template (its Jinja
+// source, as Python's jinja2 would; llama.cpp's built-in formatter when
+// that fails), ending with an open assistant turn, thinking off. It fails
+// with ErrNoChatTemplate when the model has no template.
 func (g *Generator) ChatPrompt(msgs []Message) (string, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.closed {
 		return "", ErrClosed
 	}
-	return renderChat(g.model, msgs)
+	return g.chat.render(g.model, msgs)
 }
 
 // Complete runs one generation and returns its result; see
@@ -258,6 +261,7 @@ func (g *Generator) Complete(ctx context.Context, req CompletionRequest) (Comple
 		MaxTokens: req.MaxTokens,
 		Stop:      req.Stop,
 		Priority:  req.Priority,
+		Thinking:  g.chat.thinkingFor(toks),
 		OnToken:   req.OnToken,
 	})
 }
@@ -283,7 +287,7 @@ func (g *Generator) promptTokens(req CompletionRequest) ([]int32, error) {
 	text := req.Prompt
 	if len(req.Messages) > 0 {
 		var err error
-		if text, err = renderChat(g.model, req.Messages); err != nil {
+		if text, err = g.chat.render(g.model, req.Messages); err != nil {
 			return nil, err
 		}
 	}
