@@ -1,6 +1,8 @@
 package llamatest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -81,6 +83,38 @@ func fetchSource() (string, error) {
 		return "", fmt.Errorf("%s -src %s: %w\n%s", script, root, err, out)
 	}
 	return dir, nil
+}
+
+// stories260KSum is the sha256 of ../shared/models/stories260K.gguf, a real
+// trained model (Karpathy's TinyStories, 260K parameters, llama2.c).
+const stories260KSum = "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d"
+
+// StoriesContinuation is the start of stories260K's greedy continuation of
+// StoriesPrompt as llama2.c's own C implementation (which shares no code
+// with llama.cpp) computed it, from llama2.c's doc/stories260K.md.
+const (
+	StoriesPrompt       = "Once upon a time"
+	StoriesContinuation = ", there was a little girl named Lily. She loved to play outside in the park." +
+		" One day, she saw a big, red ball. She wanted to play with it, but it was too high.\nLily's mom said,"
+)
+
+// Stories260K returns the path of stories260K.gguf in the shared folder
+// beside the repository (../shared/models), skipping the test when it is
+// not there and failing it when the file is not the documented one.
+func Stories260K(t testing.TB) string {
+	t.Helper()
+	path, err := repoFile("../shared/models/stories260K.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("stories260K.gguf is not in ../shared/models beside the repository: %v", err)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != stories260KSum {
+		t.Fatalf("%s is not the documented stories260K.gguf (sha256 %x)", path, sum)
+	}
+	return path
 }
 
 // repoFile finds a file of the repository from a test's working folder
