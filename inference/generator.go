@@ -291,12 +291,18 @@ func (g *Generator) promptTokens(req CompletionRequest) ([]int32, error) {
 			return nil, err
 		}
 	}
-	toks, err := g.model.Tokenize(text, true, true)
+	return tokenizePrompt(g.model, text)
+}
+
+// tokenizePrompt tokenizes a prompt with the model's BOS and with special
+// tokens parsed. Some templates write the BOS themselves; a prompt never
+// holds two.
+func tokenizePrompt(m *llama.Model, text string) ([]int32, error) {
+	toks, err := m.Tokenize(text, true, true)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %w", err)
 	}
-	// Some templates write the BOS themselves; a prompt never holds two.
-	if bos := g.model.BOS(); len(toks) > 1 && toks[0] == bos && toks[1] == bos {
+	if bos := m.BOS(); len(toks) > 1 && toks[0] == bos && toks[1] == bos {
 		toks = toks[1:]
 	}
 	return toks, nil
