@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/memd-dev/memd/inference/llama"
@@ -295,15 +296,15 @@ func (g *Generator) promptTokens(req CompletionRequest) ([]int32, error) {
 }
 
 // tokenizePrompt tokenizes a prompt with the model's BOS and with special
-// tokens parsed. Some templates write the BOS themselves; a prompt never
-// holds two.
+// tokens parsed. Templates that write the BOS themselves get no second one.
 func tokenizePrompt(m *llama.Model, text string) ([]int32, error) {
-	toks, err := m.Tokenize(text, true, true)
+	addBOS := true
+	if bos := m.BOS(); bos >= 0 && strings.HasPrefix(text, m.TokenPieceSpecial(bos, true)) {
+		addBOS = false
+	}
+	toks, err := m.Tokenize(text, addBOS, true)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	if bos := m.BOS(); len(toks) > 1 && toks[0] == bos && toks[1] == bos {
-		toks = toks[1:]
 	}
 	return toks, nil
 }

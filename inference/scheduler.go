@@ -299,8 +299,8 @@ func (r *row) takePieces() []string {
 }
 
 // visible is the part of tok's piece that is output: none inside a
-// thinking block (its delimiters included), none of the whitespace that
-// follows one.
+// thinking block, none of a delimiter (even one out of place), none of the
+// whitespace that follows a block.
 func (r *row) visible(tok int32, piece string) string {
 	th := r.req.Thinking
 	switch {
@@ -313,6 +313,9 @@ func (r *row) visible(tok int32, piece string) string {
 		return ""
 	case tok == th.Open:
 		r.thinking = true
+		return ""
+	case tok == th.Close: // a block the prompt opened, or a stray delimiter
+		r.trim = true
 		return ""
 	case r.trim:
 		piece = strings.TrimLeft(piece, " \t\r\n")

@@ -505,6 +505,7 @@ func TestSchedulerHidesThinking(t *testing.T) {
 		{"prompt ends inside a block", &inside, []int32{1, 2, 30, 26, 3}, nil, "d"},
 		{"a stop string in a thought does not stop", &think, []int32{0, 29, 1, 2, 30, 3}, []string{"bc"}, "ad"},
 		{"unclosed block hides the rest", &think, []int32{0, 29, 1, 2}, nil, "a"},
+		{"a stray close is hidden", &think, []int32{0, 30, 30, 26, 1}, nil, "ab"},
 		{"without Thinking the markers are text", nil, []int32{0, 29, 1, 30}, nil, "a<b>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
