@@ -104,7 +104,7 @@ func WriteBigramLoRA(dir string, table []int32, changes map[int32]int32) (string
 	}
 	slices.Sort(keys)
 	e, r := int64(bigramEmbd(n)), int64(len(keys))
-	w := newAdapterWriter("bigram-lora", float32(r))
+	w := newAdapterWriter("llama", "bigram-lora", float32(r))
 	// A picks component t_k of the normed input; B writes +2 to the new token
 	// and -1 to the old one.
 	w.AddTensor("output.weight.lora_a", gguf.TensorF32, []uint64{uint64(e), uint64(r)}, gguf.Floats(gguf.TensorF32, e*r, func(i int64) float32 {

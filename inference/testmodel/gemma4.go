@@ -96,7 +96,23 @@ func WriteGemma4(dir string, cfg Gemma4Config) (string, error) {
 	w.Set(a+"final_logit_softcapping", float32(30))
 	v.set(w)
 	tensors := gemma4Tensors(cfg, v.tokens)
-	return writeModel(w, dir, Config{Name: cfg.Name, Q8: true}, tensors, randomWeights(Config{Seed: cfg.Seed}))
+	return writeModel(w, dir, Config{Name: cfg.Name, Q8: true}, tensors, gemma4Weights(cfg))
+}
+
+// gemma4Weights are random, with small token embeddings: Gemma scales its
+// input by sqrt(n_embd) and every block's output is RMS-normed, so with
+// embeddings of unit size the input would outweigh all the blocks and the
+// model would echo its last token whatever its weights (or an adapter)
+// say.
+func gemma4Weights(cfg Gemma4Config) weightFunc {
+	random := randomWeights(Config{Seed: cfg.Seed})
+	return func(name string, shape []uint64) func(int64) float32 {
+		if name == "token_embd.weight" {
+			r := newRandom(cfg.Seed, name)
+			return func(i int64) float32 { return 0.02 * r.at(i) }
+		}
+		return random(name, shape)
+	}
 }
 
 // gemma4Tensors lists the tensors load_arch_tensors of llama.cpp's gemma4

@@ -3,6 +3,7 @@ package testmodel
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/memd-dev/memd/inference/gguf"
@@ -45,8 +46,11 @@ func readVocab(path string) (*realVocab, error) {
 	return v, nil
 }
 
-func (v *realVocab) set(w *gguf.Writer) {
+// set copies the tokenizer keys into w, but those named in skip.
+func (v *realVocab) set(w *gguf.Writer, skip ...string) {
 	for _, kv := range v.keys {
-		w.Set(kv.Key, kv.Value)
+		if !slices.Contains(skip, kv.Key) {
+			w.Set(kv.Key, kv.Value)
+		}
 	}
 }
