@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/llama"
 	llamart "github.com/memd-dev/memd/inference/runtime"
-	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -92,7 +92,7 @@ func (a *app) diagnose(ctx context.Context) []check {
 	return append(checks, checkRuntime(st, a.cfg.LibDir))
 }
 
-func (a *app) checkSocket(ctx context.Context) (*memory.Status, check) {
+func (a *app) checkSocket(ctx context.Context) (*memd.Status, check) {
 	c := check{Name: "socket"}
 	if !answers(a.socket) {
 		c.Status, c.Detail = checkFail, "nothing answers on "+a.socket
@@ -194,7 +194,7 @@ func checkFolders(folders []string) check {
 // checkRuntime looks for the llama.cpp libraries that local models need,
 // where memd would: the configured lib_dir, MEMD_LLAMA_LIB, else the
 // installed builds in the cache.
-func checkRuntime(st *memory.Status, libDir string) check {
+func checkRuntime(st *memd.Status, libDir string) check {
 	c := check{Name: "runtime"}
 	dir, err := llamart.Find(llamart.Options{LibDir: libDir})
 	if err != nil {

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 func TestDoctor(t *testing.T) {
 	svc := apitest.New()
-	svc.FolderList["/definitely/not/here"] = memory.FolderStatus{Path: "/definitely/not/here"}
+	svc.FolderList["/definitely/not/here"] = memd.FolderStatus{Path: "/definitely/not/here"}
 	sock := fakeDaemon(t, svc)
 	t.Setenv("MEMD_LLAMA_LIB", "")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -77,7 +77,7 @@ func TestDoctorGPUBuildOnCPU(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(lib, "libllama.v0.5.0.so"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st := &memory.Status{Models: []memory.ModelStatus{
+	st := &memd.Status{Models: []memd.ModelStatus{
 		{Role: "embedder", Loaded: true, Build: "cuda", Backend: "cuda"},
 		{Role: "generator", Loaded: true, Build: "cuda", Backend: "cpu"},
 	}}

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -124,7 +124,7 @@ type recallArgs struct {
 }
 
 func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallArgs) (*mcp.CallToolResult, recallJSON, error) {
-	req := memory.RecallRequest{Query: in.Query, K: in.K, Filters: memory.Filters{Tags: in.Tags}}
+	req := memd.RecallRequest{Query: in.Query, K: in.K, Filters: memd.Filters{Tags: in.Tags}}
 	var err error
 	if in.Folder != "" {
 		if req.Filters.Folder, err = absArg("folder", in.Folder); err != nil {
@@ -156,7 +156,7 @@ func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallAr
 // hitsText is recall's answer for a model to read: each hit as
 // "path:start-end  heading" and its whole text, since the model cannot
 // open the rest of an excerpt as a person can.
-func hitsText(query string, res memory.RecallResult) string {
+func hitsText(query string, res memd.RecallResult) string {
 	var b strings.Builder
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(&b, "nothing in the notes matches %q\n", query)
@@ -188,9 +188,9 @@ type chatArgs struct {
 // chatAnswer is what the chat tool returns: the answer and the notes it
 // cites.
 type chatAnswer struct {
-	Answer    string            `json:"answer"`
-	Citations []memory.Citation `json:"citations"`
-	Warnings  []string          `json:"warnings,omitempty"`
+	Answer    string          `json:"answer"`
+	Citations []memd.Citation `json:"citations"`
+	Warnings  []string        `json:"warnings,omitempty"`
 }
 
 func (a *app) mcpChat(ctx context.Context, _ *mcp.CallToolRequest, in chatArgs) (*mcp.CallToolResult, chatAnswer, error) {
@@ -203,13 +203,13 @@ func (a *app) mcpChat(ctx context.Context, _ *mcp.CallToolRequest, in chatArgs) 
 		return nil, chatAnswer{}, err
 	}
 	defer c.Close()
-	res, err := c.Chat(ctx, memory.ChatRequest{K: in.K, Messages: []memory.Message{{Role: memory.RoleUser, Content: q}}}, nil)
+	res, err := c.Chat(ctx, memd.ChatRequest{K: in.K, Messages: []memd.Message{{Role: memd.RoleUser, Content: q}}}, nil)
 	if err != nil {
 		return nil, chatAnswer{}, err
 	}
 	out := chatAnswer{Answer: strings.TrimSpace(res.Message.Content), Citations: res.Citations, Warnings: res.Warnings}
 	if out.Citations == nil {
-		out.Citations = []memory.Citation{}
+		out.Citations = []memd.Citation{}
 	}
 	var b strings.Builder
 	b.WriteString(out.Answer + "\n")
@@ -238,7 +238,7 @@ type mcpFolder struct {
 	Error    string `json:"error,omitempty"`
 }
 
-func toMCPFolder(f memory.FolderStatus) mcpFolder {
+func toMCPFolder(f memd.FolderStatus) mcpFolder {
 	return mcpFolder{Path: f.Path, Notes: f.Notes, Watching: f.Watching, Error: f.Error}
 }
 

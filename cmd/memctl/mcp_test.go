@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 // mcpAgent is an agent's end of memctl mcp, run over two pipes as an agent
@@ -28,7 +28,7 @@ type mcpAgent struct {
 	stdout *lockedBuffer // what the command wrote on stdout
 }
 
-// startMCP runs memctl mcp against svc served by a real api.Server, and
+// startMCP runs memctl mcp against svc served by a real server.Server, and
 // connects an MCP client to it. The command must return nil once its stdin
 // closes, which cleanup checks.
 func startMCP(t *testing.T, svc *apitest.Service) *mcpAgent {
@@ -222,7 +222,7 @@ func TestMCPChat(t *testing.T) {
 
 func TestMCPStatus(t *testing.T) {
 	svc := recallFake()
-	svc.FolderList["/n"] = memory.FolderStatus{Path: "/n", Notes: 1, Watching: true}
+	svc.FolderList["/n"] = memd.FolderStatus{Path: "/n", Notes: 1, Watching: true}
 	svc.Pending = 2
 	ag := startMCP(t, svc)
 	res := ag.call(t, "status", nil)
@@ -296,10 +296,10 @@ func TestMCPToolErrors(t *testing.T) {
 func TestMCPExitsWhenStdinCloses(t *testing.T) {
 	svc := recallFake()
 	entered, release := make(chan struct{}), make(chan struct{})
-	svc.RecallHook = func(context.Context, memory.RecallRequest) (memory.RecallResult, error) {
+	svc.RecallHook = func(context.Context, memd.RecallRequest) (memd.RecallResult, error) {
 		close(entered)
 		<-release
-		return memory.RecallResult{Hits: []memory.Hit{}}, nil
+		return memd.RecallResult{Hits: []memd.Hit{}}, nil
 	}
 	ag := startMCP(t, svc)
 	called := make(chan error, 1)

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // hitJSON is one hit as recall --json prints it; the field set is a
-// documented contract, so it is spelled out rather than memory.Hit as is.
+// documented contract, so it is spelled out rather than memd.Hit as is.
 type hitJSON struct {
 	Folder    string   `json:"folder"`
 	Path      string   `json:"path"`
@@ -24,7 +24,7 @@ type hitJSON struct {
 	Summary   string   `json:"summary"`
 	Score     float64  `json:"score"`
 	// Why is set with --explain: which ranked lists placed the hit.
-	Why []memory.Reason `json:"why,omitempty"`
+	Why []memd.Reason `json:"why,omitempty"`
 }
 
 type recallJSON struct {
@@ -34,7 +34,7 @@ type recallJSON struct {
 
 func newRecallCmd(a *app) *cobra.Command {
 	var (
-		req           memory.RecallRequest
+		req           memd.RecallRequest
 		after, before string
 	)
 	cmd := &cobra.Command{
@@ -86,7 +86,7 @@ func newRecallCmd(a *app) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&req.K, "k", "k", 0, fmt.Sprintf("how many hits (default %d, at most %d)", memory.DefaultK, memory.MaxK))
+	fl.IntVarP(&req.K, "k", "k", 0, fmt.Sprintf("how many hits (default %d, at most %d)", memd.DefaultK, memd.MaxK))
 	fl.StringVar(&req.Filters.Folder, "folder", "", "only notes of this registered folder")
 	fl.StringVar(&req.Filters.PathPrefix, "path", "", "only notes whose path starts with this")
 	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag (repeat: every tag must be on the note)")
@@ -96,7 +96,7 @@ func newRecallCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func toRecallJSON(hits []memory.Hit) recallJSON {
+func toRecallJSON(hits []memd.Hit) recallJSON {
 	out := recallJSON{Hits: make([]hitJSON, 0, len(hits))}
 	for _, h := range hits {
 		heading := h.Heading
@@ -131,7 +131,7 @@ const (
 
 // printHits writes each hit as "path:start-end  heading > path  score" and
 // an indented excerpt.
-func printHits(w io.Writer, hits []memory.Hit) {
+func printHits(w io.Writer, hits []memd.Hit) {
 	for i, h := range hits {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -172,7 +172,7 @@ func excerpt(text string) []string {
 }
 
 // explainLine is "bm25 #1 (7.21), vector #3 (0.812)".
-func explainLine(why []memory.Reason) string {
+func explainLine(why []memd.Reason) string {
 	parts := make([]string, len(why))
 	for i, r := range why {
 		parts[i] = fmt.Sprintf("%s #%d (%.3g)", r.List, r.Rank, r.Score)

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 func recallFake() *apitest.Service {
 	svc := apitest.New()
-	svc.Notes["/n/garden.md"] = memory.NoteDetail{Path: "/n/garden.md", Chunks: []memory.Hit{{
+	svc.Notes["/n/garden.md"] = memd.NoteDetail{Path: "/n/garden.md", Chunks: []memd.Hit{{
 		Folder: "/n", Path: "/n/garden.md", StartLine: 3, EndLine: 9, Heading: []string{"Garden", "Tomatoes"},
 		Text: "## Tomatoes\n\nWater tomatoes deeply twice a week.\n", Summary: "watering", Score: 1.25, ChunkID: 7, Title: "x",
 	}}}

@@ -3,6 +3,6 @@
 // only wires: the work is in pipeline, memory and api.
 //
 // It owns flags and configuration, signals and the order of start-up and
-// shutdown (the socket itself is api.Listen), and
+// shutdown (the socket itself is server.Listen), and
 // imports api, memory, pipeline, store and inference/runtime.
 package main
