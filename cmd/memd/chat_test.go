@@ -74,12 +74,18 @@ func startChatDaemon(t *testing.T, withModel bool, extra ...string) *chatEnv {
 		t.Fatal(err)
 	}
 	waitIdle(t, e.d.client, time.Minute)
-	d := &net.Dialer{}
-	e.hc = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, "unix", e.sock)
-	}}}
-	t.Cleanup(e.hc.CloseIdleConnections)
+	e.hc = unixClient(t, e.sock)
 	return e
+}
+
+// unixClient is an HTTP client that dials memd's socket.
+func unixClient(t *testing.T, sock string) *http.Client {
+	d := &net.Dialer{}
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return hc
 }
 
 func (e *chatEnv) post(t *testing.T, ctx context.Context, path, body string) *http.Response {

@@ -55,6 +55,16 @@ func bigramVocab(n int) (*vocab, error) {
 // FirstWordToken+1 to FirstWordToken+len(BigramWords()) (see FirstWordToken
 // for what the tokens are).
 func WriteBigram(dir string, table []int32) (string, error) {
+	return writeBigram(dir, table, false)
+}
+
+// WriteBigramChat is WriteBigram with GemmaTemplate as the model's chat
+// template (its vocabulary has the turn markers), for chat tests.
+func WriteBigramChat(dir string, table []int32) (string, error) {
+	return writeBigram(dir, table, true)
+}
+
+func writeBigram(dir string, table []int32, chat bool) (string, error) {
 	n := len(table)
 	v, err := bigramVocab(n)
 	if err != nil {
@@ -66,7 +76,7 @@ func WriteBigram(dir string, table []int32) (string, error) {
 		}
 	}
 	e := bigramEmbd(n)
-	cfg := Config{Name: "bigram", Vocab: n, Embd: e, Layers: 1, Heads: 2, HeadsKV: 2, FF: 32, Ctx: 512}
+	cfg := Config{Name: "bigram", Vocab: n, Embd: e, Layers: 1, Heads: 2, HeadsKV: 2, FF: 32, Ctx: 512, ChatTemplate: chat}
 	weights := func(name string, shape []uint64) func(int64) float32 {
 		switch name {
 		case "token_embd.weight":

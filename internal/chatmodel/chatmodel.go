@@ -38,5 +38,5 @@ func Write(dir string) (string, error) {
 	for i, tok := range chain {
 		table[tok] = chain[(i+1)%len(chain)]
 	}
-	return testmodel.WriteBigram(dir, table)
+	return testmodel.WriteBigramChat(dir, table)
 }
