@@ -16,10 +16,10 @@ import (
 // Models of real architectures with real vocabularies, written once per
 // test binary (the Gemma 4 vocabulary's 262k tokens make them tens of MB).
 var real struct {
-	once                         sync.Once
-	dir                          string
+	once                          sync.Once
+	dir                           string
 	gemma4, lora, gemmaEmbed, bge string
-	err                          error
+	err                           error
 }
 
 func realModels(t *testing.T) (gemma4, lora, gemmaEmbed, bge string) {

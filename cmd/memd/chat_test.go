@@ -25,15 +25,14 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/testmodel"
-	"github.com/memd-dev/memd/internal/chatmodel"
 	"github.com/memd-dev/memd/server"
 )
 
 // These tests run chat through the real daemon with the generated
-// generator of internal/chatmodel, whose answer and citation are known.
+// generator of inference/testmodel, whose answer and citation are known.
 // They need MEMD_LLAMA_LIB, the folder holding libllama.
 
-const chatAnswer = chatmodel.Answer
+const chatAnswer = testmodel.ChatAnswer
 
 // chatNotes are short: the bigram vocabulary spells most words byte by
 // byte, and its context is 512 tokens.
@@ -63,7 +62,7 @@ func startChatDaemon(t *testing.T, withModel bool, extra ...string) *chatEnv {
 		os.WriteFile(filepath.Join(e.notes, name), []byte(text), 0o600)
 	}
 	if withModel {
-		model, err := chatmodel.Write(dir)
+		model, err := testmodel.WriteChatModel(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

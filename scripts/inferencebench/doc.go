@@ -1,4 +1,4 @@
-// Command bench measures the inference scheduler against the work it
+// Command inferencebench measures the inference scheduler against the work it
 // batches.
 //
 // Method. A random-weight llama model is generated into a temporary folder
@@ -33,5 +33,5 @@
 //
 // Usage:
 //
-//	go run ./inference/bench -lib /path/to/llama/libs [-threads 2] [-small]
+//	go run ./scripts/inferencebench -lib /path/to/llama/libs [-threads 2] [-small]
 package main
