@@ -12,7 +12,7 @@ import (
 type Filters struct {
 	Folder         string    `json:"folder,omitempty"`         // absolute folder path as registered
 	PathPrefix     string    `json:"path_prefix,omitempty"`    // absolute path prefix of the note
-	Tags           []string  `json:"tags,omitempty"`           // every tag must be on the note
+	Tags           []string  `json:"tags,omitempty"`           // every tag must be on the note, itself or a tag under it ("garden" matches "garden/bees")
 	ModifiedAfter  time.Time `json:"modified_after,omitzero"`  // note mtime strictly after
 	ModifiedBefore time.Time `json:"modified_before,omitzero"` // note mtime strictly before
 }
@@ -23,6 +23,9 @@ type RecallRequest struct {
 	K       int     `json:"k,omitempty"` // 0 means DefaultK
 	Filters Filters `json:"filters,omitzero"`
 	Explain bool    `json:"explain,omitempty"`
+	// PerNote returns one hit per note, its best chunk, so that K counts
+	// notes and a long note cannot fill the list.
+	PerNote bool `json:"per_note,omitempty"`
 }
 
 // DefaultK is the number of hits a recall returns when K is zero; MaxK caps K.

@@ -71,7 +71,7 @@ func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms 
 		vec = embedQuery(ctx, sv.embedder, q)
 	}()
 
-	sc := newScope(r.Filters)
+	sc := newScope(r.Filters, r.PerNote)
 	var scores []scored
 	var bm fusedList
 	err := s.db.View(func(tx *store.Tx) error {

@@ -46,7 +46,7 @@ func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.Recall
 			if err != nil {
 				return err
 			}
-			res.Hits = bm25Hits(tx, ranked, s.hitsWanted(k), newScope(r.Filters), r.Explain)
+			res.Hits = bm25Hits(tx, ranked, s.hitsWanted(k), newScope(r.Filters, r.PerNote), r.Explain)
 			return nil
 		})
 	}

@@ -21,10 +21,17 @@ type scope struct {
 	// path, then its note, is read to tell.
 	chunks    map[uint64]struct{}
 	summaries map[string]string
+	// hitNotes, with one hit per note asked for, holds the notes that have
+	// their hit; nil when every chunk may be a hit.
+	hitNotes map[string]bool
 }
 
-func newScope(f memd.Filters) *scope {
-	return &scope{filters: f, prefix: pathPrefix(f), notes: map[string]*store.Note{}}
+func newScope(f memd.Filters, perNote bool) *scope {
+	sc := &scope{filters: f, prefix: pathPrefix(f), notes: map[string]*store.Note{}}
+	if perNote {
+		sc.hitNotes = map[string]bool{}
+	}
+	return sc
 }
 
 // readNotes reads up front the notes the filters may pass and keeps the
@@ -70,8 +77,22 @@ func (sc *scope) keep(scores []scored) []scored {
 }
 
 // hit reads chunk id as a hit scored score, if the chunk and its note
-// exist and are in scope.
+// exist and are in scope and, with one hit per note, its note has none yet:
+// callers ask best chunk first, so a note's hit is its best chunk.
 func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (memd.Hit, bool) {
+	h, ok := sc.chunkHit(tx, id, score)
+	if !ok || sc.hitNotes == nil {
+		return h, ok
+	}
+	if sc.hitNotes[h.Path] {
+		return memd.Hit{}, false
+	}
+	sc.hitNotes[h.Path] = true
+	return h, true
+}
+
+// chunkHit is hit without the one-per-note rule.
+func (sc *scope) chunkHit(tx *store.Tx, id uint64, score float64) (memd.Hit, bool) {
 	if sc.chunks != nil {
 		if _, ok := sc.chunks[id]; !ok {
 			return memd.Hit{}, false
@@ -141,7 +162,7 @@ func matchNote(f memd.Filters, n *store.Note) bool {
 		return false
 	}
 	for _, t := range f.Tags {
-		if !slices.Contains(n.Tags, strings.ToLower(strings.TrimPrefix(t, "#"))) {
+		if !hasTag(n.Tags, t) {
 			return false
 		}
 	}
@@ -152,4 +173,14 @@ func matchNote(f memd.Filters, n *store.Note) bool {
 		return false
 	}
 	return true
+}
+
+// hasTag reports whether tags hold tag or a tag under it in the tag tree:
+// "garden" is on a note tagged "garden/bees". tag is taken as a person
+// writes it: any case, with or without '#', with or without a final '/'.
+func hasTag(tags []string, tag string) bool {
+	tag = strings.TrimSuffix(strings.ToLower(strings.TrimPrefix(tag, "#")), "/")
+	return slices.ContainsFunc(tags, func(t string) bool {
+		return t == tag || strings.HasPrefix(t, tag) && strings.HasPrefix(t[len(tag):], "/")
+	})
 }

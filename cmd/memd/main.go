@@ -56,7 +56,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 	}
 	config.RegisterFlags(root.Flags())
 	serveFlags.register(root.Flags())
-	root.AddCommand(newVersionCmd())
+	root.AddCommand(newVersionCmd(), newCheckCmd())
 	addRuntimeCmd(root)
 	return root
 }
