@@ -1,11 +1,13 @@
 package inference
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd/inference/chattemplate"
 	"github.com/memd-dev/memd/inference/llama"
 	"github.com/memd-dev/memd/inference/llama/llamatest"
 )
@@ -103,5 +105,47 @@ func checkPromptTokens(t *testing.T, m *llama.Model, f family) {
 	}
 	if got := m.Detokenize(toks); !strings.Contains(got, "Water the <b>tomatoes</b>.") {
 		t.Errorf("the note's text does not survive tokenizing: %q", got)
+	}
+}
+
+// BenchmarkChatRender compares rendering memd's stage prompt with the Jinja
+// engine against llama.cpp's built-in formatter, on templates both render
+// (Gemma 4's only the engine does).
+func BenchmarkChatRender(b *testing.B) {
+	src := llamatest.Source(b)
+	msgs := []Message{{Role: "system", Content: "Cut the note into chunks."}, {Role: "user", Content: strings.Repeat("1: # Garden\n2: Water the tomatoes.\n", 40)}}
+	lm := []llama.ChatMessage{{Role: msgs[0].Role, Content: msgs[0].Content}, {Role: msgs[1].Role, Content: msgs[1].Content}}
+	path := filepath.Join(src, "models", "ggml-vocab-phi-3.gguf")
+	m, err := testLibrary(b).LoadModel(path, llama.ModelParams{VocabOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	for _, name := range []string{"meta-llama-Llama-3.1-8B-Instruct", "Qwen-Qwen3-0.6B", "google-gemma-4-31B-it"} {
+		raw, err := os.ReadFile(filepath.Join(src, "models", "templates", name+".jinja"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := chatFormat{source: string(raw)}
+		if f.tmpl, err = chattemplate.Compile(f.source); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name+"/jinja", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := f.render(m, msgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if _, err := m.ApplyChatTemplate(f.source, lm, true); err != nil {
+			continue // llama.cpp's formatter does not know this template
+		}
+		b.Run(name+"/llama.cpp", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.ApplyChatTemplate(f.source, lm, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -26,6 +26,9 @@
 // inputs through an Embedder packing 1 and 32 inputs per decode, on a
 // generated embedding-shaped model (mean pooling).
 //
+// -gemma4 VOCAB generates instead a small model of llama.cpp's gemma4
+// architecture over Gemma 4's real 262,144-token vocabulary (see
+// testmodel.WriteGemma4), where per-step work over the logits weighs most;
 // -q8 generates the model in Q8_0; -kv-unified=false gives each sequence
 // its own KV stream; -write-model only writes the generated model into
 // -dir (so a later run can pass it to -model); -log debug prints
