@@ -39,7 +39,7 @@ embedder (vector recall) and the reranker, plus LoRA adapters by name
 (adapter:memory-chunk). set and unset edit the config file; memd reads it
 at start, so restart memd afterwards.`,
 	}
-	cmd.AddCommand(newModelListCmd(a), newModelSetCmd(a), newModelUnsetCmd(a), newModelPullCmd(a))
+	cmd.AddCommand(newModelListCmd(a), newModelSetCmd(a), newModelUnsetCmd(a), newModelPullCmd(a), newModelImportAdapterCmd(a))
 	return cmd
 }
 

@@ -3,7 +3,8 @@
 //
 //   - WriteLlama: a llama model with random weights and a built-in SPM
 //     tokenizer, at any shape (TinyLlama's for benchmarks), streamed to
-//     disk; WriteLoRA an adapter for it.
+//     disk; WriteLoRA an adapter for it; HFLoRA one as PEFT and mlx-lm
+//     save them, with the same change merged into the weights beside it.
 //   - WriteBigram: a deterministic model whose greedy continuation is known
 //     in advance; WriteChatModel one whose chat answer is ChatAnswer.
 //   - WriteEmbedder and WriteReranker: models whose output is computed in

@@ -40,7 +40,15 @@ func writeModel(w *gguf.Writer, dir string, cfg Config, tensors []tensorSpec, we
 		for _, d := range t.shape {
 			n *= int64(d)
 		}
-		w.AddTensor(t.name, typ, t.shape, gguf.Floats(typ, n, weights(t.name, t.shape)))
+		at := weights(t.name, t.shape)
+		if d, ok := cfg.Delta[t.name]; ok {
+			if int64(len(d)) != n {
+				return "", fmt.Errorf("testmodel: delta for %s has %d values, the tensor %d", t.name, len(d), n)
+			}
+			base := at
+			at = func(i int64) float32 { return base(i) + d[i] }
+		}
+		w.AddTensor(t.name, typ, t.shape, gguf.Floats(typ, n, at))
 	}
 	path := filepath.Join(dir, cfg.Name+".gguf")
 	if err := w.WriteFile(path); err != nil {
