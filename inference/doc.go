@@ -7,6 +7,6 @@
 //
 // The Scheduler works against the small Decoder and Vocab interfaces, so
 // its batching is tested with a fake; the rest is tested against the real
-// library where memd finds it (MEMD_LLAMA_LIB, or `memd runtime install`). It imports no other memd
-// package outside inference/.
+// library where memd finds it (MEMD_LLAMA_LIB, or `memd runtime install`).
+// It imports no other memd package outside inference/.
 package inference
