@@ -18,6 +18,7 @@ const (
 
 	// The OpenAI-compatible routes.
 	RouteChatCompletions = "/v1/chat/completions"
+	RouteCompletions     = "/v1/completions" // a raw prompt, no template: CompletionRequest → CompletionResult
 	RouteEmbeddings      = "/v1/embeddings"
 	RouteModels          = "/v1/models"
 )

@@ -64,6 +64,7 @@ func (s *Server) Handler() http.Handler {
 
 		memd.RouteChat:            {"POST": chat(s)},
 		memd.RouteChatCompletions: {"POST": chatCompletions(s)},
+		memd.RouteCompletions:     {"POST": completions(s)},
 		memd.RouteEmbeddings:      {"POST": s.timed(embeddings(s.svc))},
 		memd.RouteModels:          {"GET": s.timed(models(s.svc))},
 		memd.RouteModels + "/":    {"GET": s.timed(models(s.svc))},

@@ -28,6 +28,9 @@ type Service interface {
 	// the whole answer; see memory.Service.Chat. A *memd.BusyError
 	// becomes 429 with Retry-After.
 	Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error)
+	// Complete continues a raw prompt (no template, no memory), streaming
+	// the text to sink when it is not nil; see memory.Service.Complete.
+	Complete(ctx context.Context, r memd.CompletionRequest, sink func(string) error) (memd.CompletionResult, error)
 	Embed(ctx context.Context, texts []string) (memd.EmbedResult, error)
 	Models(ctx context.Context) ([]memd.Model, error)
 }

@@ -41,6 +41,8 @@ type Service struct {
 	// request Chat saw.
 	ChatHook func(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error)
 	LastChat memd.ChatRequest
+	// CompleteHook answers Complete; nil answers memd.ErrUnavailable.
+	CompleteHook func(ctx context.Context, r memd.CompletionRequest, sink func(string) error) (memd.CompletionResult, error)
 	// EmbedHook answers Embed; nil answers memd.ErrUnavailable.
 	EmbedHook func(ctx context.Context, texts []string) (memd.EmbedResult, error)
 	// ModelList is what Models returns.

@@ -38,11 +38,16 @@ type InstallOptions struct {
 // its libraries into the cache (replacing an earlier install of the same
 // package only once the new one is complete and verified) and returns the
 // folder to load. It checks that the package's llama.cpp release, from
-// _nlcBuildMetadata.json, and its libllama file name are accepted ones.
+// _nlcBuildMetadata.json, and its libllama file name are accepted ones,
+// and writes to o.Output which build it chose and why (see Choose).
 func Install(ctx context.Context, o InstallOptions) (string, error) {
-	pkg, err := SelectPackage(o.host(), o.Backend)
+	choice, err := Choose(o.host(), o.Backend)
 	if err != nil {
 		return "", err
+	}
+	pkg := choice.Package
+	if choice.Why != "" && o.Output != nil {
+		fmt.Fprintf(o.Output, "%s: %s\n", pkg.Spec(), choice.Why)
 	}
 	final, err := o.PackageDir(pkg)
 	if err != nil {
