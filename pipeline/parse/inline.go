@@ -15,6 +15,7 @@ func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock, fenced []lineS
 		if t, ok := fm["title"]; ok {
 			n.Title = strings.TrimSpace(scalarString(t))
 		}
+		n.Aliases = aliasesOf(fm)
 		for _, key := range []string{"tags", "tag", "keywords"} {
 			for _, t := range listOf(fm[key]) {
 				tags.add(normalizeTag(t))
@@ -172,4 +173,23 @@ func listOf(v any) []string {
 	default:
 		return []string{scalarString(v)}
 	}
+}
+
+// aliasesOf reads the other names a note goes by from its front matter
+// ("aliases", as Obsidian writes it, or "alias"): a YAML list or one name.
+// Unlike tags, a single string is one name: aliases hold spaces.
+func aliasesOf(fm map[string]any) []string {
+	var out set
+	for _, key := range []string{"aliases", "alias"} {
+		switch v := fm[key].(type) {
+		case []any:
+			for _, e := range v {
+				out.add(strings.TrimSpace(scalarString(e)))
+			}
+		case nil:
+		default:
+			out.add(strings.TrimSpace(scalarString(v)))
+		}
+	}
+	return out.list
 }

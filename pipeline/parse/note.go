@@ -96,6 +96,10 @@ type Note struct {
 	// Title is the front matter title, else the first level-1 heading
 	// (#+TITLE for Org), else the file name without its extension.
 	Title string
+	// Aliases are the other names the front matter gives the note
+	// ("aliases" or "alias"), in order, de-duplicated; links may name the
+	// note by any of them.
+	Aliases []string
 	// FrontMatter holds the YAML front matter read leniently: values are
 	// string, bool, int, float64, nil, []any or map[string]any. Lines it
 	// cannot read are skipped; nil when the note has none. For Org it holds
@@ -116,8 +120,9 @@ type Note struct {
 // Version names the parsing rules. It is bumped whenever a change would
 // give some note other blocks, spans, tags or links, and the store
 // re-indexes on a change. 2: fences inside list items and quotes hold
-// their lines, and tags and links skip exactly the fences found.
-const Version = 2
+// their lines, and tags and links skip exactly the fences found. 3: front
+// matter aliases are read.
+const Version = 3
 
 // Parse parses a note. The path gives the format (FormatOf; an unknown
 // extension is read as Text) and the fallback title; content is not read
