@@ -47,14 +47,19 @@ func (m methods) allowed() []string {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	routes := map[string]methods{
-		"/v1/status":  {"GET": s.timed(status(s.svc))},
-		"/v1/recall":  {"POST": s.timed(recall(s.svc))},
-		"/v1/folders": {"GET": s.timed(listFolders(s.svc)), "POST": s.timed(addFolder(s.svc)), "DELETE": s.timed(removeFolder(s.svc))},
-		"/v1/notes":   {"GET": s.timed(note(s.svc)), "DELETE": s.timed(forget(s.svc))},
-		"/v1/reindex": {"POST": s.timed(reindex(s.svc))},
-		"/v1/skips":   {"GET": s.timed(skips(s.svc))},
-		"/v1/idle":    {"GET": idle(s)},
-		"/v1/events":  {"GET": events(s)},
+		"/v1/status":     {"GET": s.timed(status(s.svc))},
+		"/v1/recall":     {"POST": s.timed(recall(s.svc))},
+		"/v1/folders":    {"GET": s.timed(listFolders(s.svc)), "POST": s.timed(addFolder(s.svc)), "DELETE": s.timed(removeFolder(s.svc))},
+		"/v1/notes":      {"GET": s.timed(note(s.svc)), "DELETE": s.timed(forget(s.svc))},
+		"/v1/notes/text": {"GET": s.timed(noteText(s.svc))},
+		"/v1/names":      {"GET": s.timed(names(s.svc))},
+		"/v1/tags":       {"GET": s.timed(tags(s.svc))},
+		"/v1/backlinks":  {"GET": s.timed(backlinks(s.svc))},
+		"/v1/resolve":    {"POST": s.timed(resolve(s.svc))},
+		"/v1/reindex":    {"POST": s.timed(reindex(s.svc))},
+		"/v1/skips":      {"GET": s.timed(skips(s.svc))},
+		"/v1/idle":       {"GET": idle(s)},
+		"/v1/events":     {"GET": events(s)},
 
 		"/v1/chat":             {"POST": chat(s)},
 		"/v1/chat/completions": {"POST": chatCompletions(s)},

@@ -19,6 +19,14 @@ type Service interface {
 	Forget(ctx context.Context, path string) error
 	Reindex(ctx context.Context, path string) (int, error) // "" = all; returns jobs queued
 	Skips(ctx context.Context) ([]memory.Skip, error)
+
+	// What editors ask while a note is written: names for link completion,
+	// tags, where links lead and what links here, and a note's text.
+	Names(ctx context.Context, r memory.NamesRequest) (memory.NamesResult, error)
+	Tags(ctx context.Context, r memory.TagsRequest) (memory.TagsResult, error)
+	Resolve(ctx context.Context, r memory.ResolveRequest) (memory.ResolveResult, error)
+	Backlinks(ctx context.Context, path, heading string) (memory.BacklinksResult, error)
+	NoteText(ctx context.Context, path string, start, end int) (memory.NoteText, error)
 	Subscribe(ctx context.Context) <-chan memory.Event // closed when ctx ends
 	WaitIdle(ctx context.Context) error                // returns when no indexing work is pending
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +23,9 @@ type Indexer interface {
 	Folders() []pipeline.FolderState
 	WaitIdle(ctx context.Context) error
 	IndexedSinceStart() int64
+	// ReadNote returns the content of a note file inside a registered
+	// folder, read so that nothing outside the folder can be reached.
+	ReadNote(path string) ([]byte, error)
 }
 
 // chunkerCounter is the part of *pipeline.Indexer that counts notes by
@@ -73,6 +77,7 @@ type Service struct {
 	models      []ModelStatus
 	gen         Generator
 	chat        *chatState
+	graphs      graphCache
 }
 
 // New returns a Service over cfg.
@@ -241,7 +246,9 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	case errors.Is(err, pipeline.ErrUnknownFolder):
 		return fmt.Errorf("%w: %w", ErrUnknownFolder, err)
-	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir):
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir), errors.Is(err, pipeline.ErrNotNote):
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	return err

@@ -200,3 +200,13 @@ func (t *Tx) SetMeta(key string, value []byte) error {
 }
 
 func u64key(id uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), id) }
+
+// Version is the count of write transactions committed before this one
+// began: two transactions see the same notes exactly when their Versions
+// are equal, so a reader can key what it derived from the store by it.
+func (t *Tx) Version() uint64 {
+	if t.tx.Writable() {
+		return uint64(t.tx.ID() - 1)
+	}
+	return uint64(t.tx.ID())
+}
