@@ -37,6 +37,9 @@ func (ix *Indexer) ReadNote(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: open its folder: %w", path, err)
 	}
 	defer r.Close()
+	if fi, err := r.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w: it is a symlink or special file, and memd reads only plain files", path, ErrNotNote)
+	}
 	f, err := r.Open(rel)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
