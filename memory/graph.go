@@ -26,7 +26,8 @@ type noteGraph struct {
 type graphNote struct {
 	NoteName
 	tags     []string
-	haystack string // lower-cased title, aliases and relative path, for name queries
+	haystack string   // lower-cased title, aliases and relative path, for name queries
+	names    []string // lower-cased title, file name and aliases, for prefix matches
 }
 
 // graphCache keeps the graph of the latest store version read.
@@ -63,6 +64,9 @@ func buildGraph(tx *store.Tx) (*noteGraph, error) {
 			Title: n.Title, Aliases: slices.Clone(n.Aliases)}, tags: slices.Clone(n.Tags)}
 		rel := relName(n.Folder, n.Path)
 		gn.haystack = strings.ToLower(strings.Join(append([]string{n.Title, rel}, n.Aliases...), "\n"))
+		for _, name := range append([]string{n.Title, gn.Name}, n.Aliases...) {
+			gn.names = append(gn.names, strings.ToLower(name))
+		}
 		g.notes = append(g.notes, gn)
 		links = append(links, slices.Clone(n.Links))
 		g.byPath[n.Path] = i

@@ -44,7 +44,7 @@ func (s *Service) Names(ctx context.Context, r NamesRequest) (NamesResult, error
 				return cmp.Compare(boolRank(a.prefix), boolRank(b.prefix))
 			}
 			return cmp.Or(cmp.Compare(b.n.Backlinks, a.n.Backlinks),
-				cmp.Compare(strings.ToLower(a.n.Title), strings.ToLower(b.n.Title)), cmp.Compare(a.n.Path, b.n.Path))
+				cmp.Compare(a.n.names[0], b.n.names[0]), cmp.Compare(a.n.Path, b.n.Path))
 		})
 		res.Total = len(found)
 		for _, m := range found[:min(limit, len(found))] {
@@ -65,8 +65,8 @@ func holdsAll(haystack string, words []string) bool {
 }
 
 func startsWith(n *graphNote, q string) bool {
-	for _, name := range append([]string{n.Title, n.Name}, n.Aliases...) {
-		if strings.HasPrefix(strings.ToLower(name), q) {
+	for _, name := range n.names {
+		if strings.HasPrefix(name, q) {
 			return true
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // editor is a test's side of `memctl lsp`: it speaks JSON-RPC to the
 // memctl process over its stdin and stdout, as an editor does.
 type editor struct {
-	t    *testing.T
+	t    testing.TB
 	conn *jsonrpc2.Conn
 	cmd  *exec.Cmd
 
@@ -41,7 +41,7 @@ func (p pipes) Close() error {
 }
 
 // startEditor runs `memctl lsp` on data and socket and initializes it.
-func startEditor(t *testing.T, data, socket string) *editor {
+func startEditor(t testing.TB, data, socket string) *editor {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "memctl"), "--data", data, "--socket", socket, "lsp")
 	cmd.Env = append(os.Environ(), "MEMD_DATA=", "MEMD_SOCKET=")
