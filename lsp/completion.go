@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // completionLimit is how many names or tags one answer offers; the list is
@@ -37,7 +37,7 @@ func (s *Server) completion(ctx context.Context, p params) (any, error) {
 
 func (s *Server) completeLink(ctx context.Context, c cursor, n, from int, typed string) CompletionList {
 	folder := s.folderOf(ctx, c.mem, c.doc.path)
-	res, err := c.mem.Names(ctx, memory.NamesRequest{Query: typed, Folder: folder, Limit: completionLimit})
+	res, err := c.mem.Names(ctx, memd.NamesRequest{Query: typed, Folder: folder, Limit: completionLimit})
 	s.link.failed(c.mem, err)
 	out := CompletionList{Items: []CompletionItem{}, IsIncomplete: res.Total > len(res.Names)}
 	if err != nil {
@@ -68,7 +68,7 @@ func (s *Server) completeLink(ctx context.Context, c cursor, n, from int, typed 
 	return out
 }
 
-func linkDetail(nm memory.NoteName) string {
+func linkDetail(nm memd.NoteName) string {
 	d := nm.Name
 	if len(nm.Aliases) > 0 {
 		d += " · also " + strings.Join(nm.Aliases, ", ")
@@ -85,7 +85,7 @@ func linkDetail(nm memory.NoteName) string {
 
 func (s *Server) completeTag(ctx context.Context, c cursor, n, from int, typed string) CompletionList {
 	folder := s.folderOf(ctx, c.mem, c.doc.path)
-	res, err := c.mem.Tags(ctx, memory.TagsRequest{Prefix: typed, Folder: folder, Limit: completionLimit})
+	res, err := c.mem.Tags(ctx, memd.TagsRequest{Prefix: typed, Folder: folder, Limit: completionLimit})
 	s.link.failed(c.mem, err)
 	out := CompletionList{Items: []CompletionItem{}, IsIncomplete: res.Total > len(res.Tags)}
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // cursor is what a positional request is about: the buffer, the line and
@@ -94,11 +94,11 @@ func (s *Server) relPath(ctx context.Context, mem Memory, path string) string {
 }
 
 // resolve asks memd where one link written in the buffer leads.
-func (s *Server) resolve(ctx context.Context, c cursor, link string) (memory.ResolvedLink, bool) {
-	res, err := c.mem.Resolve(ctx, memory.ResolveRequest{From: c.doc.path, Links: []string{link}})
+func (s *Server) resolve(ctx context.Context, c cursor, link string) (memd.ResolvedLink, bool) {
+	res, err := c.mem.Resolve(ctx, memd.ResolveRequest{From: c.doc.path, Links: []string{link}})
 	s.link.failed(c.mem, err)
 	if err != nil || len(res.Links) != 1 || res.Links[0].Path == "" {
-		return memory.ResolvedLink{}, false
+		return memd.ResolvedLink{}, false
 	}
 	return res.Links[0], true
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // diagnoser publishes hints for the [[links]] of a buffer that lead to no
@@ -117,7 +117,7 @@ func (s *Server) unresolvedLinks(ctx context.Context, mem Memory, d *document) (
 	if len(links) == 0 {
 		return out, nil
 	}
-	res, err := mem.Resolve(ctx, memory.ResolveRequest{From: d.path, Links: links})
+	res, err := mem.Resolve(ctx, memd.ResolveRequest{From: d.path, Links: links})
 	s.link.failed(mem, err)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // hoverChars caps the note text a hover shows.
@@ -70,7 +70,7 @@ func (s *Server) hoverLink(ctx context.Context, c cursor, inner string, r Range)
 
 // passageAt is the text of the note's chunk holding line, else of its
 // first chunk.
-func passageAt(d memory.NoteDetail, line int) string {
+func passageAt(d memd.NoteDetail, line int) string {
 	for _, ch := range d.Chunks {
 		if ch.StartLine <= line && line <= ch.EndLine {
 			return ch.Text
@@ -95,7 +95,7 @@ func clip(s string, n int) string {
 }
 
 func (s *Server) hoverTag(ctx context.Context, c cursor, tag string, r Range) *Hover {
-	res, err := c.mem.Tags(ctx, memory.TagsRequest{Prefix: tag, Limit: memory.MaxLimit})
+	res, err := c.mem.Tags(ctx, memd.TagsRequest{Prefix: tag, Limit: memd.MaxLimit})
 	s.link.failed(c.mem, err)
 	if err != nil {
 		return nil
@@ -120,7 +120,7 @@ func (s *Server) hoverPhrase(ctx context.Context, c cursor, r Range) *Hover {
 	if strings.TrimSpace(phrase) == "" {
 		return nil
 	}
-	res, err := c.mem.Recall(ctx, memory.RecallRequest{Query: clip(phrase, maxQuery), K: hoverPhraseHits + 1})
+	res, err := c.mem.Recall(ctx, memd.RecallRequest{Query: clip(phrase, maxQuery), K: hoverPhraseHits + 1})
 	s.link.failed(c.mem, err)
 	if err != nil || len(res.Hits) == 0 {
 		return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // definition leads a [[link]] to its note, at the heading it names.
@@ -78,7 +78,7 @@ func isTitleHeading(d *document, n, level int) bool {
 	return true
 }
 
-func backlinkLocations(c cursor, links []memory.Backlink) []Location {
+func backlinkLocations(c cursor, links []memd.Backlink) []Location {
 	out := make([]Location, 0, len(links))
 	for _, b := range links {
 		n := b.Line - 1

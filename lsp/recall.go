@@ -7,7 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // symbolHits is how many recall hits a workspace symbol query lists;
@@ -34,7 +34,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, p params) (any, error) {
 	if mem == nil {
 		return out, nil
 	}
-	res, err := mem.Recall(ctx, memory.RecallRequest{Query: clip(wp.Query, maxQuery), K: symbolHits})
+	res, err := mem.Recall(ctx, memd.RecallRequest{Query: clip(wp.Query, maxQuery), K: symbolHits})
 	s.link.failed(mem, err)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, p params) (any, error) {
 
 // symbolName is a hit's heading path and first words: "Setup › Install:
 // run the script first…".
-func symbolName(h memory.Hit) string {
+func symbolName(h memd.Hit) string {
 	words := firstWords(h.Text, 10)
 	path := h.Heading
 	if len(path) == 0 && h.Title != "" {
@@ -64,7 +64,7 @@ func symbolName(h memory.Hit) string {
 }
 
 // spanRange covers a hit's lines whole.
-func spanRange(h memory.Hit) Range {
+func spanRange(h memd.Hit) Range {
 	return Range{Start: Position{Line: max(h.StartLine-1, 0)}, End: Position{Line: max(h.EndLine, 1)}}
 }
 
@@ -124,7 +124,7 @@ func (s *Server) related(ctx context.Context, args relatedArgs) ([]Location, err
 	if mem == nil {
 		return out, nil
 	}
-	res, err := mem.Recall(ctx, memory.RecallRequest{Query: clip(query, maxQuery), K: 3 * relatedHits})
+	res, err := mem.Recall(ctx, memd.RecallRequest{Query: clip(query, maxQuery), K: 3 * relatedHits})
 	s.link.failed(mem, err)
 	if err != nil {
 		return nil, err

@@ -11,18 +11,18 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // Memory is what the server asks memd; *api.Client is one.
 type Memory interface {
-	Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error)
-	Folders(ctx context.Context) ([]memory.FolderStatus, error)
-	Note(ctx context.Context, path string) (memory.NoteDetail, error)
-	Names(ctx context.Context, r memory.NamesRequest) (memory.NamesResult, error)
-	Tags(ctx context.Context, r memory.TagsRequest) (memory.TagsResult, error)
-	Resolve(ctx context.Context, r memory.ResolveRequest) (memory.ResolveResult, error)
-	Backlinks(ctx context.Context, path, heading string) (memory.BacklinksResult, error)
+	Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error)
+	Folders(ctx context.Context) ([]memd.FolderStatus, error)
+	Note(ctx context.Context, path string) (memd.NoteDetail, error)
+	Names(ctx context.Context, r memd.NamesRequest) (memd.NamesResult, error)
+	Tags(ctx context.Context, r memd.TagsRequest) (memd.TagsResult, error)
+	Resolve(ctx context.Context, r memd.ResolveRequest) (memd.ResolveResult, error)
+	Backlinks(ctx context.Context, path, heading string) (memd.BacklinksResult, error)
 }
 
 // Options configure a Server. Connect is required.

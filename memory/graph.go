@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
 )
@@ -20,11 +21,11 @@ type noteGraph struct {
 	byPath    map[string]int
 	byName    map[string][]int // lower-cased title, alias, file name or folder-relative path → notes
 	backlinks [][]int          // note → the other notes that link to it, ascending
-	tags      []TagCount       // over every folder, most used first
+	tags      []memd.TagCount  // over every folder, most used first
 }
 
 type graphNote struct {
-	NoteName
+	memd.NoteName
 	tags     []string
 	haystack string   // lower-cased title, aliases and relative path, for name queries
 	names    []string // lower-cased title, file name and aliases, for prefix matches
@@ -60,7 +61,7 @@ func buildGraph(tx *store.Tx) (*noteGraph, error) {
 	var links [][]string
 	err := tx.ForEachNote("", func(n *store.Note) error {
 		i := len(g.notes)
-		gn := graphNote{NoteName: NoteName{Path: n.Path, Folder: n.Folder, Name: baseName(n.Path),
+		gn := graphNote{NoteName: memd.NoteName{Path: n.Path, Folder: n.Folder, Name: baseName(n.Path),
 			Title: n.Title, Aliases: slices.Clone(n.Aliases)}, tags: slices.Clone(n.Tags)}
 		rel := relName(n.Folder, n.Path)
 		gn.haystack = strings.ToLower(strings.Join(append([]string{n.Title, rel}, n.Aliases...), "\n"))
@@ -116,7 +117,7 @@ func (g *noteGraph) countTags() {
 	g.tags = tagCounts(g.notes, func(*graphNote) bool { return true })
 }
 
-func tagCounts(notes []graphNote, keep func(*graphNote) bool) []TagCount {
+func tagCounts(notes []graphNote, keep func(*graphNote) bool) []memd.TagCount {
 	counts := map[string]int{}
 	for i := range notes {
 		if keep(&notes[i]) {
@@ -125,11 +126,11 @@ func tagCounts(notes []graphNote, keep func(*graphNote) bool) []TagCount {
 			}
 		}
 	}
-	out := make([]TagCount, 0, len(counts))
+	out := make([]memd.TagCount, 0, len(counts))
 	for t, n := range counts {
-		out = append(out, TagCount{Tag: t, Notes: n})
+		out = append(out, memd.TagCount{Tag: t, Notes: n})
 	}
-	slices.SortFunc(out, func(a, b TagCount) int {
+	slices.SortFunc(out, func(a, b memd.TagCount) int {
 		return cmp.Or(cmp.Compare(b.Notes, a.Notes), cmp.Compare(a.Tag, b.Tag))
 	})
 	return out

@@ -8,19 +8,20 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
 // Names lists the notes whose title, aliases or folder-relative path hold
 // every word of r.Query, those whose title, alias or file name starts with
 // the query first, then the most linked.
-func (s *Service) Names(ctx context.Context, r NamesRequest) (NamesResult, error) {
-	limit, err := checkLimit(r.Limit)
-	if err != nil {
-		return NamesResult{}, err
+func (s *Service) Names(ctx context.Context, r memd.NamesRequest) (memd.NamesResult, error) {
+	if err := r.Validate(); err != nil {
+		return memd.NamesResult{}, err
 	}
-	res := NamesResult{Names: []NoteName{}}
-	err = s.db.View(func(tx *store.Tx) error {
+	limit := memd.LimitOr(r.Limit)
+	res := memd.NamesResult{Names: []memd.NoteName{}}
+	err := s.db.View(func(tx *store.Tx) error {
 		g, err := s.graphs.graphOf(tx)
 		if err != nil {
 			return err
@@ -81,13 +82,13 @@ func boolRank(first bool) int {
 }
 
 // Tags lists the tags that start with r.Prefix, most used first.
-func (s *Service) Tags(ctx context.Context, r TagsRequest) (TagsResult, error) {
-	limit, err := checkLimit(r.Limit)
-	if err != nil {
-		return TagsResult{}, err
+func (s *Service) Tags(ctx context.Context, r memd.TagsRequest) (memd.TagsResult, error) {
+	if err := r.Validate(); err != nil {
+		return memd.TagsResult{}, err
 	}
-	res := TagsResult{Tags: []TagCount{}}
-	err = s.db.View(func(tx *store.Tx) error {
+	limit := memd.LimitOr(r.Limit)
+	res := memd.TagsResult{Tags: []memd.TagCount{}}
+	err := s.db.View(func(tx *store.Tx) error {
 		g, err := s.graphs.graphOf(tx)
 		if err != nil {
 			return err
@@ -110,29 +111,19 @@ func (s *Service) Tags(ctx context.Context, r TagsRequest) (TagsResult, error) {
 	return res, classify(err)
 }
 
-func checkLimit(limit int) (int, error) {
-	switch {
-	case limit == 0:
-		return DefaultLimit, nil
-	case limit < 0 || limit > MaxLimit:
-		return 0, fmt.Errorf("%w: limit is %d; ask for 1 to %d, or leave it out for %d", ErrBadRequest, limit, MaxLimit, DefaultLimit)
-	}
-	return limit, nil
-}
-
 // Resolve says which note, and which heading in it, each of r.Links names.
-func (s *Service) Resolve(ctx context.Context, r ResolveRequest) (ResolveResult, error) {
-	if len(r.Links) > MaxResolve {
-		return ResolveResult{}, fmt.Errorf("%w: %d links; ask about at most %d at once", ErrBadRequest, len(r.Links), MaxResolve)
+func (s *Service) Resolve(ctx context.Context, r memd.ResolveRequest) (memd.ResolveResult, error) {
+	if err := r.Validate(); err != nil {
+		return memd.ResolveResult{}, err
 	}
-	res := ResolveResult{Links: make([]ResolvedLink, 0, len(r.Links))}
+	res := memd.ResolveResult{Links: make([]memd.ResolvedLink, 0, len(r.Links))}
 	err := s.db.View(func(tx *store.Tx) error {
 		g, err := s.graphs.graphOf(tx)
 		if err != nil {
 			return err
 		}
 		for _, l := range r.Links {
-			out := ResolvedLink{Link: l}
+			out := memd.ResolvedLink{Link: l}
 			if i, heading := g.resolve(r.From, l); i >= 0 {
 				n := &g.notes[i]
 				out.Path, out.Title, out.Heading, out.Line = n.Path, n.Title, heading, 1
@@ -203,8 +194,8 @@ func forEachNoteLine(tx *store.Tx, path string, fn func(n int, line string) bool
 
 // Backlinks lists the [[links]] in other notes that lead to the note at
 // path, or, when heading is set, into that heading of it.
-func (s *Service) Backlinks(ctx context.Context, path, heading string) (BacklinksResult, error) {
-	res := BacklinksResult{Path: path, Heading: heading, Backlinks: []Backlink{}}
+func (s *Service) Backlinks(ctx context.Context, path, heading string) (memd.BacklinksResult, error) {
+	res := memd.BacklinksResult{Path: path, Heading: heading, Backlinks: []memd.Backlink{}}
 	err := s.db.View(func(tx *store.Tx) error {
 		g, err := s.graphs.graphOf(tx)
 		if err != nil {
@@ -220,7 +211,7 @@ func (s *Service) Backlinks(ctx context.Context, path, heading string) (Backlink
 				for _, span := range wikilinkSpans(l) {
 					i, h := g.resolve(src.Path, l[span[0]+2:span[1]-2])
 					if i == to && (heading == "" || slug(h) == slug(heading)) {
-						res.Backlinks = append(res.Backlinks, Backlink{Path: src.Path, Title: src.Title,
+						res.Backlinks = append(res.Backlinks, memd.Backlink{Path: src.Path, Title: src.Title,
 							Line: n, Text: l, Start: span[0], End: span[1]})
 					}
 				}
@@ -235,16 +226,16 @@ func (s *Service) Backlinks(ctx context.Context, path, heading string) (Backlink
 	return res, classify(err)
 }
 
-// NoteText returns lines start..end (1-based, inclusive; 0 for the first
+// memd.NoteText returns lines start..end (1-based, inclusive; 0 for the first
 // or the last) of the note file at path, read from disk now. The path must
 // lie inside a registered folder.
-func (s *Service) NoteText(ctx context.Context, path string, start, end int) (NoteText, error) {
+func (s *Service) NoteText(ctx context.Context, path string, start, end int) (memd.NoteText, error) {
 	if start < 0 || end < 0 || end != 0 && end < start {
-		return NoteText{}, fmt.Errorf("%w: lines %d to %d; give 1-based lines, the first not after the last", ErrBadRequest, start, end)
+		return memd.NoteText{}, fmt.Errorf("%w: lines %d to %d; give 1-based lines, the first not after the last", memd.ErrBadRequest, start, end)
 	}
 	b, err := s.ix.ReadNote(path)
 	if err != nil {
-		return NoteText{}, classify(err)
+		return memd.NoteText{}, classify(err)
 	}
 	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
 	if len(lines) > 1 && lines[len(lines)-1] == "" {
@@ -257,7 +248,7 @@ func (s *Service) NoteText(ctx context.Context, path string, start, end int) (No
 		end = len(lines)
 	}
 	if start > len(lines) {
-		return NoteText{}, fmt.Errorf("%w: %s has %d lines; start at line %d or before", ErrBadRequest, path, len(lines), len(lines))
+		return memd.NoteText{}, fmt.Errorf("%w: %s has %d lines; start at line %d or before", memd.ErrBadRequest, path, len(lines), len(lines))
 	}
 	folder := ""
 	for _, f := range s.ix.Folders() {
@@ -265,7 +256,7 @@ func (s *Service) NoteText(ctx context.Context, path string, start, end int) (No
 			folder = f.Path
 		}
 	}
-	return NoteText{Path: path, Folder: folder, StartLine: start, EndLine: end, Lines: len(lines),
+	return memd.NoteText{Path: path, Folder: folder, StartLine: start, EndLine: end, Lines: len(lines),
 		Text: strings.Join(lines[start-1:end], "\n")}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
 )
@@ -220,6 +221,6 @@ func (ix *Indexer) folderVanished(root string) {
 	ix.setFolderState(root, false, errVanished)
 	if !already {
 		ix.log.Warn("folder vanished; its notes are kept until it is back or removed", "folder", root)
-		ix.emit(Event{Type: EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
+		ix.emit(memd.Event{Type: memd.EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
 	}
 }

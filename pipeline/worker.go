@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -217,7 +218,7 @@ func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
 // send.
-func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
+func (ix *Indexer) commit(outs []outcome) ([]memd.Event, error) {
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
@@ -227,7 +228,7 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 	slices.SortStableFunc(order, func(a, b int) int {
 		return boolRank(outs[a].kind != outMove) - boolRank(outs[b].kind != outMove)
 	})
-	var evs []Event
+	var evs []memd.Event
 	var indexed int64
 	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
@@ -246,7 +247,7 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 		for i := range evs {
 			evs[i].Pending, evs[i].Notes = c.Pending, c.Notes
 		}
-		evs = append(evs, Event{Type: EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
+		evs = append(evs, memd.Event{Type: memd.EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
 		return nil
 	})
 	if err != nil {
@@ -259,8 +260,8 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 
 // commitEach commits outcomes one transaction each, after a batch failed: a
 // job whose own commit fails is retried later, then skipped.
-func (ix *Indexer) commitEach(outs []outcome) []Event {
-	var evs []Event
+func (ix *Indexer) commitEach(outs []outcome) []memd.Event {
+	var evs []memd.Event
 	for i := range outs {
 		e, err := ix.commit(outs[i : i+1])
 		if err == nil {
@@ -286,7 +287,7 @@ func boolRank(b bool) int {
 }
 
 // apply writes one outcome and finishes its job, returning its events.
-func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, error) {
+func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]memd.Event, error) {
 	j := o.job
 	o.retried, o.indexed = false, false
 	if _, err := tx.Folder(j.Folder); err != nil {
@@ -296,10 +297,10 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		return nil, err
 	}
 	now := time.Now().UTC()
-	ev := func(t EventType) Event {
-		return Event{Type: t, Path: j.Path, Folder: j.Folder, Reason: o.reason, At: now}
+	ev := func(t string) memd.Event {
+		return memd.Event{Type: t, Path: j.Path, Folder: j.Folder, Reason: o.reason, At: now}
 	}
-	var evs []Event
+	var evs []memd.Event
 	switch o.kind {
 	case outDone:
 	case outRemove:
@@ -308,7 +309,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 			return nil, err
 		}
 		if removed {
-			evs = append(evs, ev(EventRemoved))
+			evs = append(evs, ev(memd.EventRemoved))
 		}
 		if err := tx.DeleteSkip(j.Path); err != nil {
 			return nil, err
@@ -320,7 +321,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
 			return nil, err
 		}
-		evs = append(evs, ev(EventSkipped))
+		evs = append(evs, ev(memd.EventSkipped))
 	case outRefresh:
 		n, err := tx.Note(j.Path)
 		if err != nil {
@@ -348,9 +349,9 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 			return nil, err
 		}
 		o.indexed = true
-		rm := ev(EventRemoved)
+		rm := ev(memd.EventRemoved)
 		rm.Path = o.from
-		e := ev(EventIndexed)
+		e := ev(memd.EventIndexed)
 		e.Chunks = len(o.note.Chunks)
 		e.Reason = "renamed from " + o.from
 		evs = append(evs, rm, e)
@@ -371,7 +372,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 			return nil, err
 		}
 		o.indexed = true
-		e := ev(EventIndexed)
+		e := ev(memd.EventIndexed)
 		e.Chunks = len(o.chunks)
 		evs = append(evs, e)
 	case outRetry:
@@ -382,7 +383,7 @@ func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, err
 		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
 			return nil, err
 		}
-		evs = append(evs, ev(EventSkipped))
+		evs = append(evs, ev(memd.EventSkipped))
 	}
 	return evs, tx.FinishJob(j)
 }

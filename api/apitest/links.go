@@ -5,18 +5,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // Names lists the notes whose title holds the query, in path order.
-func (s *Service) Names(_ context.Context, r memory.NamesRequest) (memory.NamesResult, error) {
+func (s *Service) Names(_ context.Context, r memd.NamesRequest) (memd.NamesResult, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	res := memory.NamesResult{Names: []memory.NoteName{}}
+	res := memd.NamesResult{Names: []memd.NoteName{}}
 	for _, p := range s.sortedNotes() {
 		n := s.Notes[p]
 		if strings.Contains(strings.ToLower(n.Title), strings.ToLower(r.Query)) {
-			res.Names = append(res.Names, memory.NoteName{Path: p, Folder: n.Folder, Title: n.Title})
+			res.Names = append(res.Names, memd.NoteName{Path: p, Folder: n.Folder, Title: n.Title})
 		}
 	}
 	res.Total = len(res.Names)
@@ -24,7 +24,7 @@ func (s *Service) Names(_ context.Context, r memory.NamesRequest) (memory.NamesR
 }
 
 // Tags counts the notes' tags that start with the prefix.
-func (s *Service) Tags(_ context.Context, r memory.TagsRequest) (memory.TagsResult, error) {
+func (s *Service) Tags(_ context.Context, r memd.TagsRequest) (memd.TagsResult, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	counts := map[string]int{}
@@ -35,21 +35,21 @@ func (s *Service) Tags(_ context.Context, r memory.TagsRequest) (memory.TagsResu
 			}
 		}
 	}
-	res := memory.TagsResult{Tags: []memory.TagCount{}}
+	res := memd.TagsResult{Tags: []memd.TagCount{}}
 	for t, c := range counts {
-		res.Tags = append(res.Tags, memory.TagCount{Tag: t, Notes: c})
+		res.Tags = append(res.Tags, memd.TagCount{Tag: t, Notes: c})
 	}
 	res.Total = len(res.Tags)
 	return res, nil
 }
 
 // Resolve leads a link to the note whose title it is.
-func (s *Service) Resolve(_ context.Context, r memory.ResolveRequest) (memory.ResolveResult, error) {
+func (s *Service) Resolve(_ context.Context, r memd.ResolveRequest) (memd.ResolveResult, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	res := memory.ResolveResult{Links: []memory.ResolvedLink{}}
+	res := memd.ResolveResult{Links: []memd.ResolvedLink{}}
 	for _, l := range r.Links {
-		out := memory.ResolvedLink{Link: l}
+		out := memd.ResolvedLink{Link: l}
 		for p, n := range s.Notes {
 			if strings.EqualFold(n.Title, l) {
 				out.Path, out.Title, out.Line = p, n.Title, 1
@@ -60,24 +60,24 @@ func (s *Service) Resolve(_ context.Context, r memory.ResolveRequest) (memory.Re
 	return res, nil
 }
 
-// Backlinks lists no links; it answers memory.ErrNotFound for a path that
+// Backlinks lists no links; it answers memd.ErrNotFound for a path that
 // is not a note.
-func (s *Service) Backlinks(_ context.Context, path, heading string) (memory.BacklinksResult, error) {
+func (s *Service) Backlinks(_ context.Context, path, heading string) (memd.BacklinksResult, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if _, ok := s.Notes[path]; !ok {
-		return memory.BacklinksResult{}, fmt.Errorf("%w: no note %s", memory.ErrNotFound, path)
+		return memd.BacklinksResult{}, fmt.Errorf("%w: no note %s", memd.ErrNotFound, path)
 	}
-	return memory.BacklinksResult{Path: path, Heading: heading, Backlinks: []memory.Backlink{}}, nil
+	return memd.BacklinksResult{Path: path, Heading: heading, Backlinks: []memd.Backlink{}}, nil
 }
 
 // NoteText answers with the note's chunks' text joined.
-func (s *Service) NoteText(_ context.Context, path string, start, end int) (memory.NoteText, error) {
+func (s *Service) NoteText(_ context.Context, path string, start, end int) (memd.NoteText, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	n, ok := s.Notes[path]
 	if !ok {
-		return memory.NoteText{}, fmt.Errorf("%w: no note %s", memory.ErrNotFound, path)
+		return memd.NoteText{}, fmt.Errorf("%w: no note %s", memd.ErrNotFound, path)
 	}
 	var parts []string
 	for _, c := range n.Chunks {
@@ -85,5 +85,5 @@ func (s *Service) NoteText(_ context.Context, path string, start, end int) (memo
 	}
 	text := strings.Join(parts, "\n")
 	lines := strings.Count(text, "\n") + 1
-	return memory.NoteText{Path: path, Folder: n.Folder, StartLine: 1, EndLine: lines, Lines: lines, Text: text}, nil
+	return memd.NoteText{Path: path, Folder: n.Folder, StartLine: 1, EndLine: lines, Lines: lines, Text: text}, nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // noteURITemplate names a note as an MCP resource: its file URI.
@@ -42,19 +42,19 @@ type readNoteArgs struct {
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"the last line to read, inclusive (default the last line)"`
 }
 
-func (a *app) mcpReadNote(ctx context.Context, _ *mcp.CallToolRequest, in readNoteArgs) (*mcp.CallToolResult, memory.NoteText, error) {
+func (a *app) mcpReadNote(ctx context.Context, _ *mcp.CallToolRequest, in readNoteArgs) (*mcp.CallToolResult, memd.NoteText, error) {
 	path, err := absArg("path", in.Path)
 	if err != nil {
-		return nil, memory.NoteText{}, err
+		return nil, memd.NoteText{}, err
 	}
 	c, err := a.client(ctx)
 	if err != nil {
-		return nil, memory.NoteText{}, err
+		return nil, memd.NoteText{}, err
 	}
 	defer c.Close()
 	nt, err := c.NoteText(ctx, path, in.StartLine, in.EndLine)
 	if err != nil {
-		return nil, memory.NoteText{}, err
+		return nil, memd.NoteText{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d-%d (of %d lines)\n", nt.Path, nt.StartLine, nt.EndLine, nt.Lines)
@@ -76,7 +76,7 @@ func (a *app) mcpReadResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	defer c.Close()
 	nt, err := c.NoteText(ctx, filepath.Clean(u.Path), 0, 0)
 	if err != nil {
-		if errors.Is(err, memory.ErrNotFound) {
+		if errors.Is(err, memd.ErrNotFound) {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		return nil, err
@@ -114,7 +114,7 @@ func withRanges[T any](ranges map[string][2]int) *jsonschema.Schema {
 
 // checkFolderRegistered refuses a recall filter naming a folder memd does
 // not index, which would otherwise match nothing without a word.
-func checkFolderRegistered(folders []memory.FolderStatus, folder string) error {
+func checkFolderRegistered(folders []memd.FolderStatus, folder string) error {
 	var paths []string
 	for _, f := range folders {
 		if f.Path == folder {

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memd-dev/memd/api"
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // linkVault writes a small vault of notes that link to one another, and a
@@ -63,7 +62,7 @@ func TestEditorRoutes(t *testing.T) {
 		filepath.Join(vault, "sub", "gamma.md"), filepath.Join(vault, "delta.org")
 
 	t.Run("names", func(t *testing.T) {
-		all, err := c.Names(ctx, memory.NamesRequest{})
+		all, err := c.Names(ctx, memd.NamesRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,23 +70,23 @@ func TestEditorRoutes(t *testing.T) {
 			t.Fatalf("all names, most linked first: %+v", all)
 		}
 		for query, want := range map[string]string{"alp": alpha, "first lett": alpha, "sub/gam": gamma, "delta": delta} {
-			res, err := c.Names(ctx, memory.NamesRequest{Query: query, Limit: 1})
+			res, err := c.Names(ctx, memd.NamesRequest{Query: query, Limit: 1})
 			if err != nil || len(res.Names) != 1 || res.Names[0].Path != want {
 				t.Errorf("names %q: %+v, %v; want %s", query, res, err, want)
 			}
 		}
-		if _, err := c.Names(ctx, memory.NamesRequest{Limit: memory.MaxLimit + 1}); !errors.Is(err, memory.ErrBadRequest) {
+		if _, err := c.Names(ctx, memd.NamesRequest{Limit: memd.MaxLimit + 1}); !errors.Is(err, memd.ErrBadRequest) {
 			t.Errorf("a limit over the cap: %v", err)
 		}
 	})
 
 	t.Run("tags", func(t *testing.T) {
-		res, err := c.Tags(ctx, memory.TagsRequest{})
-		want := []memory.TagCount{{Tag: "proj", Notes: 3}, {Tag: "other", Notes: 1}}
+		res, err := c.Tags(ctx, memd.TagsRequest{})
+		want := []memd.TagCount{{Tag: "proj", Notes: 3}, {Tag: "other", Notes: 1}}
 		if err != nil || !slices.Equal(res.Tags, want) {
 			t.Fatalf("tags: %+v, %v; want %+v", res, err, want)
 		}
-		res, err = c.Tags(ctx, memory.TagsRequest{Prefix: "#Ot"})
+		res, err = c.Tags(ctx, memd.TagsRequest{Prefix: "#Ot"})
 		if err != nil || len(res.Tags) != 1 || res.Tags[0].Tag != "other" {
 			t.Fatalf("tags starting with #Ot: %+v, %v", res, err)
 		}
@@ -96,7 +95,7 @@ func TestEditorRoutes(t *testing.T) {
 	t.Run("resolve", func(t *testing.T) {
 		links := []string{"beta", "Beta#Some Details", "nowhere", "First Letter", "beta|label", "file:alpha.md][alpha",
 			"beta::*Some Details][there", "#some-details", "sub/gamma"}
-		res, err := c.Resolve(ctx, memory.ResolveRequest{From: beta, Links: links})
+		res, err := c.Resolve(ctx, memd.ResolveRequest{From: beta, Links: links})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +133,7 @@ func TestEditorRoutes(t *testing.T) {
 		if err != nil || len(res.Backlinks) != 2 {
 			t.Fatalf("backlinks into a heading: %+v, %v", res, err)
 		}
-		if _, err := c.Backlinks(ctx, filepath.Join(vault, "none.md"), ""); !errors.Is(err, memory.ErrNotFound) {
+		if _, err := c.Backlinks(ctx, filepath.Join(vault, "none.md"), ""); !errors.Is(err, memd.ErrNotFound) {
 			t.Errorf("backlinks of no note: %v", err)
 		}
 	})
@@ -148,16 +147,16 @@ func TestEditorRoutes(t *testing.T) {
 		if err != nil || res.StartLine != 1 || res.EndLine != 7 {
 			t.Fatalf("all of beta: %+v, %v", res, err)
 		}
-		if _, err := c.NoteText(ctx, beta, 9, 0); !errors.Is(err, memory.ErrBadRequest) {
+		if _, err := c.NoteText(ctx, beta, 9, 0); !errors.Is(err, memd.ErrBadRequest) {
 			t.Errorf("lines past the end: %v", err)
 		}
-		if _, err := c.NoteText(ctx, outside, 0, 0); !errors.Is(err, memory.ErrUnknownFolder) {
+		if _, err := c.NoteText(ctx, outside, 0, 0); !errors.Is(err, memd.ErrUnknownFolder) {
 			t.Errorf("a note outside the folders: %v", err)
 		}
-		if res, err := c.NoteText(ctx, filepath.Join(vault, "leak.md"), 0, 0); !errors.Is(err, memory.ErrBadRequest) {
+		if res, err := c.NoteText(ctx, filepath.Join(vault, "leak.md"), 0, 0); !errors.Is(err, memd.ErrBadRequest) {
 			t.Errorf("a symlink out of the folder: %+v, %v", res, err)
 		}
-		var apiErr *api.Error
+		var apiErr *memd.Error
 		if _, err := c.NoteText(ctx, "beta.md", 0, 0); !errors.As(err, &apiErr) || apiErr.Status != 400 {
 			t.Errorf("a relative path: %v", err)
 		}

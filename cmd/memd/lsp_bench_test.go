@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // BenchmarkLSP measures what an editor waits for from `memctl lsp` on the
@@ -28,11 +28,11 @@ func BenchmarkLSP(b *testing.B) {
 	if err := d.client.WaitIdle(ctx); err != nil {
 		b.Fatal(err)
 	}
-	names, err := d.client.Names(ctx, memory.NamesRequest{Limit: memory.MaxLimit})
+	names, err := d.client.Names(ctx, memd.NamesRequest{Limit: memd.MaxLimit})
 	if err != nil || len(names.Names) < 500 {
 		b.Fatalf("names: %d, %v", len(names.Names), err)
 	}
-	tags, err := d.client.Tags(ctx, memory.TagsRequest{Limit: 100})
+	tags, err := d.client.Tags(ctx, memd.TagsRequest{Limit: 100})
 	if err != nil || len(tags.Tags) == 0 {
 		b.Fatalf("tags: %+v, %v", tags, err)
 	}

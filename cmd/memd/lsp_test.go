@@ -258,7 +258,7 @@ func TestLSP(t *testing.T) {
 	t.Run("related notes", func(t *testing.T) {
 		var actions []lsp.CodeAction
 		e.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": gammaURI},
-			"range": map[string]any{"start": map[string]any{"line": 2, "character": 0}, "end": map[string]any{"line": 2, "character": 0}},
+			"range":   map[string]any{"start": map[string]any{"line": 2, "character": 0}, "end": map[string]any{"line": 2, "character": 0}},
 			"context": map[string]any{"diagnostics": []any{}}}, &actions)
 		if len(actions) != 1 || actions[0].Command.Command != lsp.CommandRelated {
 			t.Fatalf("code actions: %+v", actions)
