@@ -138,15 +138,22 @@ func (s *Server) unresolvedLinks(ctx context.Context, mem Memory, d *document) (
 }
 
 // mayNameNote reports whether a link's text can name a note: not a URL
-// (Org's [[https://…][…]]), not an embedded picture or other file.
+// (Org's [[https://…][…]]) and not an embedded picture or other file.
+// Dotted names are notes (Dendron's hierarchy.of.notes), so only the
+// extensions of files that are never notes rule a link out.
 func mayNameNote(link string) bool {
 	target, _, _ := strings.Cut(link, "][")
 	target, _, _ = strings.Cut(target, "|")
 	target, _, _ = strings.Cut(target, "#")
-	if scheme, _, ok := strings.Cut(target, ":"); ok && scheme != "file" && scheme != "dendron" &&
-		scheme != "" && !strings.ContainsAny(scheme, " /") {
+	if scheme, rest, ok := strings.Cut(target, ":"); ok && scheme != "file" && scheme != "dendron" &&
+		scheme != "" && !strings.ContainsAny(scheme, " /") && !strings.HasPrefix(rest, " ") {
 		return false
 	}
-	ext := strings.ToLower(filepath.Ext(strings.TrimSpace(target)))
-	return ext == "" || isNote(target) || strings.ContainsAny(ext, " ") || len(ext) > 6
+	return !fileExtensions[strings.ToLower(filepath.Ext(strings.TrimSpace(target)))]
+}
+
+var fileExtensions = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".svg": true, ".webp": true, ".bmp": true,
+	".pdf": true, ".mp3": true, ".mp4": true, ".wav": true, ".ogg": true, ".mov": true, ".webm": true,
+	".zip": true, ".canvas": true, ".excalidraw": true, ".csv": true, ".html": true,
 }
