@@ -5,25 +5,32 @@ import "encoding/json"
 // The subset of LSP 3.17 that memd's server reads and writes. Field names
 // and numbers are the specification's.
 
+// Position is a place in a buffer: a 0-based line and a character offset
+// counted in the encoding the server and editor agreed on.
 type Position struct {
 	Line      int `json:"line"`      // 0-based
 	Character int `json:"character"` // 0-based, in the negotiated encoding
 }
 
+// Range is a span of a buffer, End excluded.
 type Range struct {
 	Start Position `json:"start"`
 	End   Position `json:"end"`
 }
 
+// Location is a range in a file, by its URI.
 type Location struct {
 	URI   string `json:"uri"`
 	Range Range  `json:"range"`
 }
 
+// TextDocumentIdentifier names a buffer by its URI.
 type TextDocumentIdentifier struct {
 	URI string `json:"uri"`
 }
 
+// TextDocumentPositionParams are the params of a request about one place
+// in a buffer.
 type TextDocumentPositionParams struct {
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
 	Position     Position               `json:"position"`
@@ -122,21 +129,26 @@ type hoverParams struct {
 	Range *Range `json:"range,omitempty"`
 }
 
+// Hover is the answer of textDocument/hover.
 type Hover struct {
 	Contents MarkupContent `json:"contents"`
 	Range    *Range        `json:"range,omitempty"`
 }
 
+// MarkupContent is text for the editor to show, in Markdown or plain.
 type MarkupContent struct {
 	Kind  string `json:"kind"` // "markdown" or "plaintext"
 	Value string `json:"value"`
 }
 
+// CompletionList is the answer of textDocument/completion; IsIncomplete
+// asks the editor to ask again as the user types.
 type CompletionList struct {
 	IsIncomplete bool             `json:"isIncomplete"`
 	Items        []CompletionItem `json:"items"`
 }
 
+// CompletionItem is one completion, inserted by its TextEdit.
 type CompletionItem struct {
 	Label      string    `json:"label"`
 	Kind       int       `json:"kind,omitempty"`
@@ -152,6 +164,7 @@ const (
 	kindFile    = 17
 )
 
+// TextEdit replaces Range with NewText.
 type TextEdit struct {
 	Range   Range  `json:"range"`
 	NewText string `json:"newText"`
@@ -165,6 +178,8 @@ type workspaceSymbolParams struct {
 	Query string `json:"query"`
 }
 
+// SymbolInformation is one answer of workspace/symbol: here, a passage
+// of a note that recall found.
 type SymbolInformation struct {
 	Name          string   `json:"name"`
 	Kind          int      `json:"kind"`
@@ -180,11 +195,13 @@ type codeActionParams struct {
 	Range        Range                  `json:"range"`
 }
 
+// CodeAction is an action the editor offers; memd's run a Command.
 type CodeAction struct {
 	Title   string   `json:"title"`
 	Command *Command `json:"command,omitempty"`
 }
 
+// Command is a command the server executes (workspace/executeCommand).
 type Command struct {
 	Title     string `json:"title"`
 	Command   string `json:"command"`
@@ -202,6 +219,7 @@ type relatedArgs struct {
 	Range Range  `json:"range"`
 }
 
+// Diagnostic is a message about a range of a buffer; memd's are hints.
 type Diagnostic struct {
 	Range    Range  `json:"range"`
 	Severity int    `json:"severity"`
