@@ -3,7 +3,9 @@
 // an optional reranker, filters) and Chat answers from them (prompt
 // assembly, sessions, citations). It also registers folders and forgets
 // notes through the pipeline's Indexer, and keeps the in-memory vector
-// index in step with the store (Vectors, the pipeline's VectorSink). It
+// index in step with the store (Vectors, the pipeline's VectorSink). For
+// editors it answers note names, tags, link resolution and backlinks from
+// a graph of the notes' links it rebuilds when the store changes. It
 // speaks in the root package memd's types and knows nothing of sockets.
 //
 // It imports the root package memd, pipeline, inference, store,
