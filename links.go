@@ -20,9 +20,11 @@ type NamesRequest struct {
 	Query  string `json:"query,omitempty"`
 	Folder string `json:"folder,omitempty"` // absolute registered folder; "" for all
 	Limit  int    `json:"limit,omitempty"`  // 0 means DefaultLimit
+	Offset int    `json:"offset,omitempty"` // matches to skip first, to page through them
 }
 
-// NamesResult answers a NamesRequest; Total counts the matches before Limit.
+// NamesResult answers a NamesRequest; Total counts the matches before
+// Offset and Limit.
 type NamesResult struct {
 	Names []NoteName `json:"names"`
 	Total int        `json:"total"`
@@ -115,7 +117,7 @@ type NoteText struct {
 
 // The routes editors use while a note is written.
 const (
-	RouteNames     = "/v1/names"      // GET ?query=&folder=&limit= → NamesResult
+	RouteNames     = "/v1/names"      // GET ?query=&folder=&limit=&offset= → NamesResult
 	RouteTags      = "/v1/tags"       // GET ?prefix=&folder=&limit= → TagsResult
 	RouteResolve   = "/v1/resolve"    // POST ResolveRequest → ResolveResult
 	RouteBacklinks = "/v1/backlinks"  // GET ?path=&heading= → BacklinksResult
@@ -124,7 +126,12 @@ const (
 
 // Validate refuses a Limit out of range and a Folder that is not absolute.
 // The error wraps ErrBadRequest.
-func (r *NamesRequest) Validate() error { return checkListing(r.Limit, r.Folder) }
+func (r *NamesRequest) Validate() error {
+	if r.Offset < 0 {
+		return badRequest(`"offset" is %d; send 0 or more`, r.Offset)
+	}
+	return checkListing(r.Limit, r.Folder)
+}
 
 // Validate refuses a Limit out of range and a Folder that is not absolute.
 // The error wraps ErrBadRequest.

@@ -15,6 +15,7 @@ func (c *Client) Names(ctx context.Context, r memd.NamesRequest) (memd.NamesResu
 	setNonEmpty(q, "query", r.Query)
 	setNonEmpty(q, "folder", r.Folder)
 	setPositive(q, "limit", r.Limit)
+	setPositive(q, "offset", r.Offset)
 	var res memd.NamesResult
 	err := c.do(ctx, "GET", memd.RouteNames+"?"+q.Encode(), nil, &res)
 	return res, err

@@ -48,7 +48,8 @@ func (s *Service) Names(ctx context.Context, r memd.NamesRequest) (memd.NamesRes
 				cmp.Compare(a.n.names[0], b.n.names[0]), cmp.Compare(a.n.Path, b.n.Path))
 		})
 		res.Total = len(found)
-		for _, m := range found[:min(limit, len(found))] {
+		page := found[min(r.Offset, len(found)):]
+		for _, m := range page[:min(limit, len(page))] {
 			res.Names = append(res.Names, m.n.NoteName)
 		}
 		return nil

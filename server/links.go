@@ -17,7 +17,11 @@ func names(svc Service) handlerFunc {
 		if e != nil {
 			return e
 		}
-		req := memd.NamesRequest{Query: q.Get("query"), Folder: q.Get("folder"), Limit: limit}
+		offset, e := intParam(q, "offset")
+		if e != nil {
+			return e
+		}
+		req := memd.NamesRequest{Query: q.Get("query"), Folder: q.Get("folder"), Limit: limit, Offset: offset}
 		if err := req.Validate(); err != nil {
 			return err
 		}

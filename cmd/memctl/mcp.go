@@ -119,7 +119,7 @@ func newMCPServer(a *app) *mcp.Server {
 			IdempotentHint: true, OpenWorldHint: closed},
 	}, a.mcpForget)
 	addNoteTools(s, a)
-	s.AddReceivingMiddleware(argumentErrorsAsToolErrors)
+	s.AddReceivingMiddleware(argumentErrorsAsToolErrors, a.notesAsResources)
 	return s
 }
 

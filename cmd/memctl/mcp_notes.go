@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memd-dev/memd"
@@ -127,4 +129,51 @@ func checkFolderRegistered(folders []memd.FolderStatus, folder string) error {
 	}
 	return fmt.Errorf("%q is not a folder memd indexes; the registered folders are %s (or leave \"folder\" out to search them all)",
 		folder, strings.Join(paths, ", "))
+}
+
+// resourcePage is how many notes one resources/list answer holds.
+const resourcePage = 200
+
+// notesAsResources answers resources/list with the notes memd indexes, most
+// linked first, a page at a time: the SDK lists only resources added up
+// front, and the notes change as the folders do.
+func (a *app) notesAsResources(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		lr, ok := req.(*mcp.ListResourcesRequest)
+		if method != "resources/list" || !ok {
+			return next(ctx, method, req)
+		}
+		offset := 0
+		if lr.Params != nil && lr.Params.Cursor != "" {
+			n, err := strconv.Atoi(lr.Params.Cursor)
+			if err != nil || n < 0 {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+					Message: fmt.Sprintf("cursor %q is not one memd gave; start again without a cursor", lr.Params.Cursor)}
+			}
+			offset = n
+		}
+		c, err := a.client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		names, err := c.Names(ctx, memd.NamesRequest{Limit: resourcePage, Offset: offset})
+		if err != nil {
+			return nil, err
+		}
+		out := &mcp.ListResourcesResult{Resources: make([]*mcp.Resource, 0, len(names.Names))}
+		for _, n := range names.Names {
+			out.Resources = append(out.Resources, &mcp.Resource{URI: fileURI(n.Path), Name: n.Name, Title: n.Title,
+				MIMEType: mimeOf(n.Path)})
+		}
+		if next := offset + len(names.Names); next < names.Total {
+			out.NextCursor = strconv.Itoa(next)
+		}
+		return out, nil
+	}
+}
+
+// fileURI is the file:// URI of an absolute path.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }

@@ -75,6 +75,10 @@ func TestEditorRoutes(t *testing.T) {
 				t.Errorf("names %q: %+v, %v; want %s", query, res, err, want)
 			}
 		}
+		page, err := c.Names(ctx, memd.NamesRequest{Limit: 2, Offset: 1})
+		if err != nil || page.Total != 4 || len(page.Names) != 2 || page.Names[0].Path != all.Names[1].Path {
+			t.Errorf("the second page of two: %+v, %v", page, err)
+		}
 		if _, err := c.Names(ctx, memd.NamesRequest{Limit: memd.MaxLimit + 1}); !errors.Is(err, memd.ErrBadRequest) {
 			t.Errorf("a limit over the cap: %v", err)
 		}

@@ -94,6 +94,10 @@ func TestMCPAgainstDaemon(t *testing.T) {
 		!strings.Contains(text, "     5  Water the tomatoes") {
 		t.Fatalf("read_note: %+v\n%s", note, text)
 	}
+	lr, err := cs.ListResources(t.Context(), nil)
+	if err != nil || len(lr.Resources) != 2 || lr.NextCursor != "" {
+		t.Fatalf("the notes as resources: %+v, %v", lr, err)
+	}
 	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file://" + garden})
 	if err != nil || len(rr.Contents) != 1 || !strings.HasPrefix(rr.Contents[0].Text, "# Garden\n") {
 		t.Fatalf("the note as a resource: %+v, %v", rr, err)

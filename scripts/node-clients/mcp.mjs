@@ -61,6 +61,8 @@ await step('read_note on the hit', async () => {
 });
 
 await step('the note as a resource', async () => {
+  const { resources } = await client.listResources();
+  assert.ok(resources.some((r) => r.uri === `file://${hit.path}`), JSON.stringify(resources));
   const { resourceTemplates } = await client.listResourceTemplates();
   assert.equal(resourceTemplates[0].uriTemplate, 'file:///{+path}');
   const r = await client.readResource({ uri: `file://${hit.path}` });
