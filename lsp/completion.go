@@ -19,7 +19,7 @@ func (s *Server) completion(ctx context.Context, p params) (any, error) {
 	if err := p.decode(&tp); err != nil {
 		return nil, err
 	}
-	ctx, cancel := withTimeout(ctx, interactiveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, interactiveTimeout)
 	defer cancel()
 	empty := CompletionList{Items: []CompletionItem{}}
 	c, ok := s.at(ctx, tp)
@@ -45,7 +45,7 @@ func (s *Server) completeLink(ctx context.Context, c cursor, n, from int, typed 
 		return out
 	}
 	closed := strings.HasPrefix(c.line[c.col:], "]]")
-	edit := c.rangeOn(n, c.line, from, c.col)
+	edit := c.enc.rangeOn(n, c.line, from, c.col)
 	for i, nm := range res.Names {
 		if nm.Path == c.doc.path {
 			continue
@@ -92,7 +92,7 @@ func (s *Server) completeTag(ctx context.Context, c cursor, n, from int, typed s
 		s.log.Debug("complete tag", "err", err)
 		return out
 	}
-	edit := c.rangeOn(n, c.line, from, c.col)
+	edit := c.enc.rangeOn(n, c.line, from, c.col)
 	for i, t := range res.Tags {
 		out.Items = append(out.Items, CompletionItem{
 			Label: t.Tag, Kind: kindKeyword, Detail: notesCount(t.Notes),

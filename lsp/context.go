@@ -34,10 +34,10 @@ func (s *Server) at(ctx context.Context, p TextDocumentPositionParams) (cursor, 
 	return c, c.mem != nil
 }
 
-// rangeOn is the range of bytes [from, to) on 0-based line n.
-func (c cursor) rangeOn(n int, line string, from, to int) Range {
-	return Range{Start: Position{Line: n, Character: c.enc.charCol(line, from)},
-		End: Position{Line: n, Character: c.enc.charCol(line, to)}}
+// rangeOn is the range of bytes [from, to) of line, the 0-based line n.
+func (e encoding) rangeOn(n int, line string, from, to int) Range {
+	return Range{Start: Position{Line: n, Character: e.charCol(line, from)},
+		End: Position{Line: n, Character: e.charCol(line, to)}}
 }
 
 // isNote reports whether memd indexes a file of this name: Markdown, Org

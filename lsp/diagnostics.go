@@ -122,14 +122,14 @@ func (s *Server) unresolvedLinks(ctx context.Context, mem Memory, d *document) (
 	if err != nil {
 		return nil, err
 	}
-	c := cursor{enc: s.encoding()}
+	enc := s.encoding()
 	for i, r := range res.Links {
 		if r.Path != "" || i >= len(where) {
 			continue
 		}
 		w := where[i]
 		out = append(out, Diagnostic{
-			Range: c.rangeOn(w.line, d.lines[w.line], w.start, w.end), Severity: severityHint,
+			Range: enc.rangeOn(w.line, d.lines[w.line], w.start, w.end), Severity: severityHint,
 			Code: "unresolved-link", Source: "memd",
 			Message: fmt.Sprintf("no note in memd's folders is named “%s”", r.Link),
 		})

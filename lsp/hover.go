@@ -20,7 +20,7 @@ func (s *Server) hover(ctx context.Context, p params) (any, error) {
 	if err := p.decode(&hp); err != nil {
 		return nil, err
 	}
-	ctx, cancel := withTimeout(ctx, interactiveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, interactiveTimeout)
 	defer cancel()
 	c, ok := s.at(ctx, hp.TextDocumentPositionParams)
 	if !ok {
@@ -28,11 +28,11 @@ func (s *Server) hover(ctx context.Context, p params) (any, error) {
 	}
 	n := hp.Position.Line
 	if span, inner, ok := linkAt(c.line, c.col); ok {
-		r := c.rangeOn(n, c.line, span[0], span[1])
+		r := c.enc.rangeOn(n, c.line, span[0], span[1])
 		return s.hoverLink(ctx, c, inner, r), nil
 	}
 	if span, tag, ok := tagAt(c.line, c.col); ok {
-		r := c.rangeOn(n, c.line, span[0], span[1])
+		r := c.enc.rangeOn(n, c.line, span[0], span[1])
 		return s.hoverTag(ctx, c, tag, r), nil
 	}
 	if hp.Range != nil && hp.Range.Start != hp.Range.End {

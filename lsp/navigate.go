@@ -13,7 +13,7 @@ func (s *Server) definition(ctx context.Context, p params) (any, error) {
 	if err := p.decode(&tp); err != nil {
 		return nil, err
 	}
-	ctx, cancel := withTimeout(ctx, interactiveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, interactiveTimeout)
 	defer cancel()
 	c, ok := s.at(ctx, tp)
 	if !ok {
@@ -39,7 +39,7 @@ func (s *Server) references(ctx context.Context, p params) (any, error) {
 	if err := p.decode(&rp); err != nil {
 		return nil, err
 	}
-	ctx, cancel := withTimeout(ctx, interactiveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, interactiveTimeout)
 	defer cancel()
 	c, ok := s.at(ctx, rp.TextDocumentPositionParams)
 	if !ok {
@@ -82,7 +82,7 @@ func backlinkLocations(c cursor, links []memd.Backlink) []Location {
 	out := make([]Location, 0, len(links))
 	for _, b := range links {
 		n := b.Line - 1
-		out = append(out, Location{URI: uriOf(b.Path), Range: c.rangeOn(n, b.Text, b.Start, b.End)})
+		out = append(out, Location{URI: uriOf(b.Path), Range: c.enc.rangeOn(n, b.Text, b.Start, b.End)})
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, p params) (any, error) {
 	if strings.TrimSpace(wp.Query) == "" {
 		return out, nil
 	}
-	ctx, cancel := withTimeout(ctx, searchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
 	mem := s.link.get(ctx)
 	if mem == nil {
@@ -95,7 +95,7 @@ func (s *Server) executeCommand(ctx context.Context, p params) (any, error) {
 	if len(ep.Arguments) != 1 || json.Unmarshal(ep.Arguments[0], &args) != nil || args.URI == "" {
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: CommandRelated + ` takes one argument, {"uri":…,"range":…}`}
 	}
-	ctx, cancel := withTimeout(ctx, searchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
 	return s.related(ctx, args)
 }
