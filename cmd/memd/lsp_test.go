@@ -224,6 +224,14 @@ func TestLSP(t *testing.T) {
 		if !strings.Contains(h.Contents.Value, "3 notes carry it") {
 			t.Fatalf("hover on a tag: %q", h.Contents.Value)
 		}
+		// A selection sent beside the position: the notes recall finds.
+		phrase := at(gammaURI, 2, 2)
+		phrase["range"] = map[string]any{"start": map[string]any{"line": 2, "character": 0}, "end": map[string]any{"line": 2, "character": 13}}
+		e.change(gammaURI, 5, "# Gamma\n\nopening words of the other note\n")
+		e.call("textDocument/hover", phrase, &h)
+		if !strings.Contains(h.Contents.Value, "beta.md:1") {
+			t.Fatalf("hover on a selected phrase: %q", h.Contents.Value)
+		}
 	})
 
 	t.Run("definition", func(t *testing.T) {
