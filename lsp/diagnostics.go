@@ -105,7 +105,7 @@ func (s *Server) unresolvedLinks(ctx context.Context, mem Memory, d *document) (
 		if code[i] {
 			continue
 		}
-		for _, sp := range linkSpans(l) {
+		for _, sp := range memd.LinkSpans(l) {
 			if !mayNameNote(l[sp[0]+2 : sp[1]-2]) {
 				continue
 			}

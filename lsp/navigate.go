@@ -52,7 +52,7 @@ func (s *Server) references(ctx context.Context, p params) (any, error) {
 			return []Location{}, nil
 		}
 		target, headingText = to.Path, to.Heading
-	} else if level, text, ok := heading(c.line); ok && !isTitleHeading(c.doc, rp.Position.Line, level) {
+	} else if level, text, ok := memd.Heading(c.line); ok && !isTitleHeading(c.doc, rp.Position.Line, level) {
 		headingText = text
 	}
 	res, err := c.mem.Backlinks(ctx, target, headingText)
@@ -71,7 +71,7 @@ func isTitleHeading(d *document, n, level int) bool {
 		return false
 	}
 	for i := 0; i < n; i++ {
-		if l, _, ok := heading(d.lines[i]); ok && l == 1 && !strings.HasPrefix(d.lines[i], "*") {
+		if l, _, ok := memd.Heading(d.lines[i]); ok && l == 1 && !strings.HasPrefix(d.lines[i], "*") {
 			return false
 		}
 	}

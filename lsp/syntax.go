@@ -4,35 +4,17 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memd-dev/memd"
 )
 
 // What the server reads of a note's syntax: just enough to know what the
 // cursor is on. Columns are byte offsets into one line.
 
-// linkSpans returns the [[...]] links of a line, each from its "[[" to just
-// past its "]]".
-func linkSpans(line string) [][2]int {
-	var out [][2]int
-	for i := 0; ; {
-		j := strings.Index(line[i:], "[[")
-		if j < 0 {
-			return out
-		}
-		start := i + j
-		k := strings.Index(line[start+2:], "]]")
-		if k < 0 {
-			return out
-		}
-		end := start + 2 + k + 2
-		out = append(out, [2]int{start, end})
-		i = end
-	}
-}
-
 // linkAt finds the [[link]] the column is on, and the text between its
 // brackets.
 func linkAt(line string, col int) (span [2]int, inner string, ok bool) {
-	for _, s := range linkSpans(line) {
+	for _, s := range memd.LinkSpans(line) {
 		if s[0] <= col && col < s[1] {
 			return s, line[s[0]+2 : s[1]-2], true
 		}
@@ -101,28 +83,6 @@ func tagAt(line string, col int) (span [2]int, tag string, ok bool) {
 		return span, "", false
 	}
 	return [2]int{from - 1, from + len(typed)}, strings.ToLower(typed), true
-}
-
-// heading reads a Markdown ("## Title") or Org ("** Title :tag:") heading
-// line into its level and text.
-func heading(line string) (level int, text string, ok bool) {
-	marker := byte('#')
-	if strings.HasPrefix(line, "*") {
-		marker = '*'
-	}
-	for level < len(line) && line[level] == marker {
-		level++
-	}
-	if level == 0 || level == len(line) || line[level] != ' ' || marker == '#' && level > 6 {
-		return 0, "", false
-	}
-	text = strings.TrimSpace(line[level:])
-	if marker == '#' {
-		text = strings.TrimSpace(strings.TrimRight(text, "#"))
-	} else if i := strings.LastIndex(text, " :"); i >= 0 && strings.HasSuffix(text, ":") {
-		text = strings.TrimSpace(text[:i])
-	}
-	return level, text, text != ""
 }
 
 // frontMatterEnd is the 0-based line of the "---" that closes the YAML

@@ -76,18 +76,6 @@ func TestTags(t *testing.T) {
 	}
 }
 
-func TestHeading(t *testing.T) {
-	for line, want := range map[string]string{
-		"## Some Details ##": "Some Details", "# T": "T", "** TODO Plan :work:": "TODO Plan",
-		"#tag": "", "####### seven": "", "*bold*": "", "plain": "",
-	} {
-		_, text, ok := heading(line)
-		if text != want || ok != (want != "") {
-			t.Errorf("heading %q: %q %v, want %q", line, text, ok, want)
-		}
-	}
-}
-
 func TestCodeLinesAndParagraph(t *testing.T) {
 	lines := splitLines("a\n```go\n[[x]]\n```\nb\nc\n\nd\n#+BEGIN_SRC sh\n[[y]]\n#+END_SRC\n")
 	want := []bool{false, true, true, true, false, false, false, false, true, true, true, false}

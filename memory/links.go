@@ -163,7 +163,7 @@ func headingLine(tx *store.Tx, path, heading string) int {
 	want := slug(heading)
 	line := 1
 	_ = forEachNoteLine(tx, path, func(n int, l string) bool {
-		if t, ok := headingText(l); ok && slug(t) == want {
+		if _, t, ok := memd.Heading(l); ok && slug(t) == want {
 			line = n
 			return false
 		}
@@ -209,7 +209,7 @@ func (s *Service) Backlinks(ctx context.Context, path, heading string) (memd.Bac
 		for _, from := range g.backlinks[to] {
 			src := &g.notes[from]
 			err := forEachNoteLine(tx, src.Path, func(n int, l string) bool {
-				for _, span := range wikilinkSpans(l) {
+				for _, span := range memd.LinkSpans(l) {
 					i, h := g.resolve(src.Path, l[span[0]+2:span[1]-2])
 					if i == to && (heading == "" || slug(h) == slug(heading)) {
 						res.Backlinks = append(res.Backlinks, memd.Backlink{Path: src.Path, Title: src.Title,
@@ -292,49 +292,6 @@ func linkTargets(link string) (names []string, heading string) {
 		}
 	}
 	return names, strings.TrimSpace(heading)
-}
-
-// wikilinkSpans returns the byte spans of the [[...]] links in one line,
-// each from its "[[" to just past its "]]".
-func wikilinkSpans(line string) [][2]int {
-	var out [][2]int
-	for i := 0; ; {
-		j := strings.Index(line[i:], "[[")
-		if j < 0 {
-			return out
-		}
-		start := i + j
-		k := strings.Index(line[start+2:], "]]")
-		if k < 0 {
-			return out
-		}
-		end := start + 2 + k + 2
-		out = append(out, [2]int{start, end})
-		i = end
-	}
-}
-
-// headingText reads a Markdown ("## Title") or Org ("** TODO Title :tag:")
-// heading line into its text.
-func headingText(line string) (string, bool) {
-	marker := byte('#')
-	if strings.HasPrefix(line, "*") {
-		marker = '*'
-	}
-	n := 0
-	for n < len(line) && line[n] == marker {
-		n++
-	}
-	if n == 0 || n == len(line) || line[n] != ' ' || marker == '#' && n > 6 {
-		return "", false
-	}
-	t := strings.TrimSpace(line[n:])
-	if marker == '#' {
-		t = strings.TrimSpace(strings.TrimRight(t, "#"))
-	} else if i := strings.LastIndex(t, " :"); i >= 0 && strings.HasSuffix(t, ":") {
-		t = strings.TrimSpace(t[:i])
-	}
-	return t, t != ""
 }
 
 // slug lower-cases s and turns each run of other than letters and digits

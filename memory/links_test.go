@@ -29,21 +29,11 @@ func TestLinkTargets(t *testing.T) {
 	}
 }
 
-func TestSlugAndHeadings(t *testing.T) {
+func TestSlug(t *testing.T) {
 	for s, want := range map[string]string{"Some Details": "some-details", "some-details": "some-details",
 		"  Ünïcode & Co.  ": "ünïcode-co", "C++ / Go": "c-go"} {
 		if got := slug(s); got != want {
 			t.Errorf("slug(%q) = %q, want %q", s, got, want)
 		}
-	}
-	for line, want := range map[string]string{"## Some Details ##": "Some Details", "* TODO Plan :a:b:": "TODO Plan",
-		"#tag": "", "plain": "", "*emphasis*": ""} {
-		if got, ok := headingText(line); got != want || ok != (want != "") {
-			t.Errorf("headingText(%q) = %q %v, want %q", line, got, ok, want)
-		}
-	}
-	spans := wikilinkSpans("a [[b]] c [[d|e]] [[open")
-	if want := [][2]int{{2, 7}, {10, 17}}; !slices.Equal(spans, want) {
-		t.Errorf("spans %v, want %v", spans, want)
 	}
 }
