@@ -13,6 +13,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Indexer keeps the store in line with the registered folders: it reconciles
@@ -42,15 +43,12 @@ type Indexer struct {
 	debouncing atomic.Int64 // changed paths waiting out the debounce
 
 	// Model stages; fixed at NewIndexer.
-	chunkOn     bool   // the chunk model runs
-	chunkStatus string // ChunkerStatus
-	embedFP     string // the embedder's fingerprint
-	embedFormat string
-	noTemplate  atomic.Bool // the generator has no chat template: plain prompts
+	chunkOn     bool           // the chunk model runs
+	chunkStatus string         // ChunkerStatus
+	vectors     *vector.Writer // nil without an embedder
+	noTemplate  atomic.Bool    // the generator has no chat template: plain prompts
 	stats       stageCounters
 	tally       chunkerTally
-	reembedWake chan struct{} // capacity 1: a note was written without vectors
-	reembedded  atomic.Int64
 
 	mu      sync.Mutex
 	ran     bool
@@ -78,13 +76,14 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 		started: make(chan struct{}),
 		reqs:    make(chan string, 16),
 		folders: map[string]*folderRuntime{},
-
-		reembedWake: make(chan struct{}, 1),
 	}
 	ix.chunkOn, ix.chunkStatus = chunkReady(cfg)
 	if e := cfg.Embedder; e != nil {
-		ix.embedFP = e.Info().Fingerprint
-		ix.embedFormat = embedFormatFor(e.Info())
+		ix.vectors = vector.NewWriter(db, e, vector.WriterConfig{
+			Serving: cfg.Vectors, Logger: ix.log,
+			OnEmbed: func(chunks, tokens int, took time.Duration) { ix.stats.embed.add(chunks, tokens, 0, took) },
+			OnError: func(what string, err error) { ix.emitError(what, err) },
+		})
 	}
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)
@@ -123,8 +122,8 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	wg.Go(func() { w.run(ctx) })
 	wg.Go(func() { ix.work(ctx) })
 	wg.Go(func() { ix.reconcileLoop(ctx) })
-	if ix.cfg.Embedder != nil {
-		wg.Go(func() { ix.reembedLoop(ctx) })
+	if ix.vectors != nil {
+		wg.Go(func() { ix.vectors.Run(ctx) })
 	}
 	wg.Wait()
 

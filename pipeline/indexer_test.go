@@ -371,6 +371,13 @@ func TestSymlinks(t *testing.T) {
 	if c := ti.counts(); c.Notes != 3 {
 		t.Errorf("%d notes, want 3 (links not followed)", c.Notes)
 	}
+	// Linked notes are listed as skipped, with the reason, not left unsaid.
+	skips := ti.skips()
+	for _, name := range []string{"linked.md", "dangling.md"} {
+		if s, ok := skips[filepath.Join(dir, name)]; !ok || s.Reason != ReasonSymlink {
+			t.Errorf("%s: skip %+v, want the symlink reason", name, s)
+		}
+	}
 	if err := os.Symlink(".", filepath.Join(dir, "sub", "loop2")); err != nil {
 		t.Fatal(err)
 	}

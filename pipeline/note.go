@@ -19,8 +19,11 @@ import (
 // Skip reasons that callers may match.
 const (
 	ReasonForgotten = "forgotten"
-	reasonBinary    = "binary file, not text"
-	reasonNotUTF8   = "not valid UTF-8 text (save it as UTF-8 to index it)"
+	// ReasonSymlink is why a linked note is not indexed: links are not
+	// followed (a loop cannot trap a scan, and no note is indexed twice).
+	ReasonSymlink = "a symlink: memd does not follow links; register the folder where the note really is"
+	reasonBinary  = "binary file, not text"
+	reasonNotUTF8 = "not valid UTF-8 text (save it as UTF-8 to index it)"
 )
 
 type outcomeKind int
@@ -74,7 +77,12 @@ func (p *preparer) prepare(j store.Job) outcome {
 		return p.gone(o)
 	case err != nil:
 		return retry(o, err)
-	case !fi.Mode().IsRegular() || rules.ignored(j.Path, false) || !isNoteName(j.Path):
+	case rules.ignored(j.Path, false) || !isNoteName(j.Path):
+		o.kind = outRemove
+		return o
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return skipFor(o, ReasonSymlink)
+	case !fi.Mode().IsRegular():
 		o.kind = outRemove
 		return o
 	}
@@ -190,12 +198,13 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 // chunks cuts a parsed note with the heuristic and computes each chunk's
 // terms.
 func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg.TitleWeight)
+	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg)
 }
 
 // newChunks turns chunks of pn into chunks to store, with their terms.
-func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight int) []store.NewChunk {
+func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config) []store.NewChunk {
 	out := make([]store.NewChunk, len(cs))
+	fields := noteFields(pn, cfg)
 	for i, c := range cs {
 		title := c.Title
 		if title == "" {
@@ -204,7 +213,7 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight
 		out[i] = store.NewChunk{Chunk: store.Chunk{
 			StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading, Title: title, Text: c.Text,
 		}}
-		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), titleWeight)
+		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
 	}
 	return out
 }

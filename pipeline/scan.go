@@ -28,7 +28,8 @@ func isNoteName(path string) bool {
 
 // walkNotes lists the note files under dir (a folder root or a folder in
 // it) that the rules do not ignore. Symlinks are not followed, so a link
-// loop cannot trap the walk; linked files are left out too. Directories it
+// loop cannot trap the walk; linked note files are listed to be recorded
+// as skipped. Directories it
 // cannot read are returned apart, so their notes are not taken for deleted.
 func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]fileStat, []string, error) {
 	files := map[string]fileStat{}
@@ -52,7 +53,10 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || rules.ignored(p, false) || !isNoteName(p) {
+		// A linked note goes in too: the job records it as skipped, so
+		// status says why it is not indexed instead of never naming it.
+		linked := d.Type()&fs.ModeSymlink != 0
+		if !(d.Type().IsRegular() || linked) || rules.ignored(p, false) || !isNoteName(p) {
 			return nil
 		}
 		info, err := d.Info()

@@ -177,17 +177,17 @@ func (ix *Indexer) stageNote(ctx context.Context, terms *termCounter, o *outcome
 		if err != nil {
 			return err
 		}
-		o.chunks = newChunks(pn, cs, terms, ix.cfg.TitleWeight)
+		o.chunks = newChunks(pn, cs, terms, ix.cfg)
 		o.note.Chunker = name
 	}
 	var embedErr error
 	var wg sync.WaitGroup
-	if ix.cfg.Embedder != nil && len(o.chunks) > 0 {
+	if ix.vectors != nil && len(o.chunks) > 0 {
 		wg.Go(func() {
-			vecs, err := ix.embedChunks(ctx, o.chunks)
+			vecs, err := ix.vectors.EmbedChunks(ctx, o.chunks)
 			switch {
 			case err == nil:
-				o.vectors, o.vectorFP = vecs, ix.embedFP
+				o.vectors, o.vectorFP = vecs, ix.vectors.Fingerprint()
 			case aborts(ctx, err):
 				embedErr = err
 			default:

@@ -52,16 +52,7 @@ func scanInline(l string, tags, links *set, labelFirst bool) {
 	for i := 0; i < len(l); {
 		switch l[i] {
 		case '`':
-			n := 1
-			for i+n < len(l) && l[i+n] == '`' {
-				n++
-			}
-			run := l[i : i+n]
-			if j := strings.Index(l[i+n:], run); j >= 0 {
-				i += n + j + n
-			} else {
-				i += n
-			}
+			i = skipCodeSpan(l, i)
 			continue
 		case '#':
 			if i == 0 || isSpaceBefore(l, i) {
@@ -116,9 +107,11 @@ scan:
 }
 
 // wikiTarget is the note a [[...]] names: without its alias, #anchor or
-// ^block reference, and without a dendron://vault/ prefix.
+// ^block reference, and without a dendron://vault/ prefix. In a table the
+// alias's pipe is escaped ("[[x\\|alias]]"), or it would end the cell.
 func wikiTarget(s string, labelFirst bool) string {
 	if a, b, ok := strings.Cut(s, "|"); ok {
+		a = strings.TrimSuffix(a, "\\")
 		s = a
 		if labelFirst {
 			s = b
@@ -175,21 +168,11 @@ func listOf(v any) []string {
 	}
 }
 
-// aliasesOf reads the other names a note goes by from its front matter
-// ("aliases", as Obsidian writes it, or "alias"): a YAML list or one name.
-// Unlike tags, a single string is one name: aliases hold spaces.
+// aliasesOf is the front matter's aliases (FrontMatterText's), each once.
 func aliasesOf(fm map[string]any) []string {
 	var out set
-	for _, key := range []string{"aliases", "alias"} {
-		switch v := fm[key].(type) {
-		case []any:
-			for _, e := range v {
-				out.add(strings.TrimSpace(scalarString(e)))
-			}
-		case nil:
-		default:
-			out.add(strings.TrimSpace(scalarString(v)))
-		}
+	for _, a := range FrontMatterText(fm).Aliases {
+		out.add(a)
 	}
 	return out.list
 }
