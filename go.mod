@@ -17,12 +17,13 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sync v0.25.0
-	golang.org/x/sys v0.40.0
+	golang.org/x/sys v0.43.0
 	golang.org/x/term v0.28.0
 	golang.org/x/text v0.44.0
 )
 
 require (
+	github.com/ardanlabs/jinja v1.8.0 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect

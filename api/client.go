@@ -94,14 +94,22 @@ func (c *Client) Forget(ctx context.Context, path string) error {
 
 // Reindex queues a note or folder ("" for every folder) to be indexed again
 // and returns how many jobs were queued.
-func (c *Client) Reindex(ctx context.Context, path string) (int, error) {
+func (c *Client) Reindex(ctx context.Context, path string) (memd.ReindexResult, error) {
 	var res memd.ReindexResult
 	var body any
 	if path != "" {
 		body = memd.PathBody{Path: path}
 	}
 	err := c.do(ctx, "POST", memd.RouteReindex, body, &res)
-	return res.Queued, err
+	return res, err
+}
+
+// Compact has memd copy its store's live data into a new file, giving the
+// free space back to the disk.
+func (c *Client) Compact(ctx context.Context) (memd.CompactResult, error) {
+	var res memd.CompactResult
+	err := c.do(ctx, "POST", memd.RouteCompact, nil, &res)
+	return res, err
 }
 
 // Skips lists the files that were not indexed, and why.

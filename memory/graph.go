@@ -16,7 +16,7 @@ import (
 // the notes: link completion, tag counts, link resolution and backlinks
 // answer from it. It is built for one store Version and never changed.
 type noteGraph struct {
-	version   uint64
+	version   store.Version
 	notes     []graphNote // in path order
 	byPath    map[string]int
 	byName    map[string][]int // lower-cased title, alias, file name or folder-relative path → notes

@@ -201,6 +201,12 @@ func (s *Service) Reindex(ctx context.Context, path string) (int, error) {
 	return n, classify(err)
 }
 
+// Compact gives the store's free space back to the disk (store.DB.Compact).
+func (s *Service) Compact(ctx context.Context) (memd.CompactResult, error) {
+	before, after, err := s.db.Compact()
+	return memd.CompactResult{BeforeBytes: before, AfterBytes: after}, err
+}
+
 // Forget removes one note from the index and keeps it out until it changes.
 func (s *Service) Forget(ctx context.Context, path string) error {
 	return classify(s.ix.Forget(ctx, path))

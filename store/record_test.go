@@ -146,7 +146,7 @@ func TestChunkPathRecords(t *testing.T) {
 
 	db := openTest(t)
 	n := put(t, db, "/v/a.md", "aa", chunkOf("one"), chunkOf("two"))
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketNames[bucketChunks])
 		if err := b.Put(u64key(n.Chunks[0]), cj); err != nil {
 			return err
@@ -179,7 +179,7 @@ func TestMigratesSchema1(t *testing.T) {
 	}
 	n := sampleNote()
 	nj, _ := json.Marshal(&n)
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketNames[bucketNotes]).Put([]byte(n.Path), nj); err != nil {
 			return err
 		}
