@@ -197,11 +197,7 @@ in ~/Library/Logs/memd/memd.log.`,
 		Short: "Install and start memd as your user service",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.service(true)
-			if err != nil {
-				return err
-			}
-			units, err := s.units(runtime.GOOS)
+			s, units, err := a.serviceUnits(true)
 			if err != nil {
 				return err
 			}
@@ -220,11 +216,7 @@ in ~/Library/Logs/memd/memd.log.`,
 		Short: "Stop memd's user service and remove its files (the index stays)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.service(false)
-			if err != nil {
-				return err
-			}
-			units, err := s.units(runtime.GOOS)
+			_, units, err := a.serviceUnits(false)
 			if err != nil {
 				return err
 			}
@@ -236,11 +228,7 @@ in ~/Library/Logs/memd/memd.log.`,
 		Short: "Say whether memd's service is installed and running, and where its log is",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.service(false)
-			if err != nil {
-				return err
-			}
-			units, err := s.units(runtime.GOOS)
+			s, units, err := a.serviceUnits(false)
 			if err != nil {
 				return err
 			}
@@ -250,6 +238,17 @@ in ~/Library/Logs/memd/memd.log.`,
 	}
 	cmd.AddCommand(install, uninstall, status)
 	return cmd
+}
+
+// serviceUnits finds the service (needBinary: the memd binary must exist)
+// and the unit files it takes on this system.
+func (a *app) serviceUnits(needBinary bool) (service, []unit, error) {
+	s, err := a.service(needBinary)
+	if err != nil {
+		return s, nil, err
+	}
+	units, err := s.units(runtime.GOOS)
+	return s, units, err
 }
 
 // installService writes the units and starts them. A memd already running
