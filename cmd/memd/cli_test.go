@@ -25,18 +25,26 @@ func smallVault(t *testing.T, dir string) string {
 	return notes
 }
 
+// indexedSmallVault starts a daemon in a fresh folder and adds a
+// smallVault to it, waiting until it is indexed.
+func indexedSmallVault(t *testing.T) (dir, data, sock, notes string) {
+	t.Helper()
+	dir = tempDir(t)
+	data, sock = filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
+	startDaemon(t, data, sock)
+	notes = smallVault(t, dir)
+	if _, err := memctl(t, data, sock, "add", "--wait", notes); err != nil {
+		t.Fatal(err)
+	}
+	return dir, data, sock, notes
+}
+
 // TestReAddReportsTheFolder: adding a folder that is registered, watched
 // and indexed reports it as it is (its notes, watching), in JSON and in
 // words, instead of "notes":0,"watching":false and "indexes it in the
 // background" as if it were new.
 func TestReAddReportsTheFolder(t *testing.T) {
-	dir := tempDir(t)
-	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
-	startDaemon(t, data, sock)
-	notes := smallVault(t, dir)
-	if _, err := memctl(t, data, sock, "add", "--wait", notes); err != nil {
-		t.Fatal(err)
-	}
+	_, data, sock, notes := indexedSmallVault(t)
 	out, err := memctl(t, data, sock, "--json", "add", notes)
 	if err != nil {
 		t.Fatal(err)
@@ -56,13 +64,7 @@ func TestReAddReportsTheFolder(t *testing.T) {
 // it ("not found: forget x: store: not found: …"), and an overlap names
 // the right direction.
 func TestErrorsSayItOnce(t *testing.T) {
-	dir := tempDir(t)
-	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
-	startDaemon(t, data, sock)
-	notes := smallVault(t, dir)
-	if _, err := memctl(t, data, sock, "add", "--wait", notes); err != nil {
-		t.Fatal(err)
-	}
+	dir, data, sock, notes := indexedSmallVault(t)
 	gone, outside := filepath.Join(notes, "gone.md"), filepath.Join(dir, "elsewhere.md")
 	for _, tc := range []struct {
 		args []string
