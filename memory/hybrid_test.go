@@ -9,98 +9,18 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/memd-dev/memd"
-	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/inference/testmodel/conceptembed"
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
 
-// conceptEmbedder is a fake embedding model: each dimension is a concept,
-// and a text's vector counts the words of each concept it holds, so
-// synonyms that share no term are near each other.
-type conceptEmbedder struct {
-	fp       string
-	path     string
-	concepts map[string]int
-	dim      int
-
-	mu      sync.Mutex
-	err     error
-	queries []string
-	closed  bool
-}
-
-var concepts = map[string]int{
-	"car": 0, "automobile": 0, "vehicle": 0, "sedan": 0,
-	"tomato": 1, "tomatoes": 1, "vegetable": 1, "garden": 1,
-	"report": 2, "quarterly": 2, "deadline": 2,
-	"beijing": 3, "北京": 3,
-}
-
-func newConceptEmbedder(fp string) *conceptEmbedder {
-	return &conceptEmbedder{fp: fp, path: "/models/" + fp + ".gguf", concepts: concepts, dim: 8}
-}
-
-func (e *conceptEmbedder) vector(text string) []float32 {
-	v := make([]float32, e.dim)
-	v[e.dim-1] = 0.05 // so no text is the zero vector
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return r == ' ' || r == '.' || r == ',' || r == ':' || r == '|' || r == '?'
-	}) {
-		if d, ok := e.concepts[w]; ok {
-			v[d]++
-		}
-	}
-	return v
-}
-
-func (e *conceptEmbedder) Embed(ctx context.Context, texts []string, _ inference.Priority) ([]inference.Embedding, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.err != nil {
-		return nil, e.err
-	}
-	if e.closed {
-		return nil, inference.ErrClosed
-	}
-	out := make([]inference.Embedding, len(texts))
-	for i, t := range texts {
-		e.queries = append(e.queries, t)
-		out[i] = inference.Embedding{Vector: e.vector(t)}
-	}
-	return out, nil
-}
-
-func (e *conceptEmbedder) Info() inference.ModelInfo {
-	return inference.ModelInfo{Path: e.path, Fingerprint: e.fp, Architecture: "llama"}
-}
-func (e *conceptEmbedder) Dim() int { return e.dim }
-func (e *conceptEmbedder) Close() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.closed = true
-	return nil
-}
-
-func (e *conceptEmbedder) isClosed() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.closed
-}
-
-func (e *conceptEmbedder) fail(err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.err = err
-}
-
 // embedStore stores e's vector of every chunk and makes e's vectors active,
 // as the pipeline's embed stage would.
-func embedStore(t testing.TB, db *store.DB, e *conceptEmbedder) {
+func embedStore(t testing.TB, db *store.DB, e *conceptembed.Embedder) {
 	t.Helper()
 	err := db.Update(func(tx *store.Tx) error {
 		var chunks []*store.Chunk
@@ -108,18 +28,18 @@ func embedStore(t testing.TB, db *store.DB, e *conceptEmbedder) {
 			return err
 		}
 		for _, c := range chunks {
-			if err := tx.PutVector(e.fp, c.ID, e.vector(c.Text)); err != nil {
+			if err := tx.PutVector(e.Fingerprint, c.ID, e.Vector(c.Text)); err != nil {
 				return err
 			}
 		}
-		return tx.SetVectorState(store.VectorState{Active: e.fp})
+		return tx.SetVectorState(store.VectorState{Active: e.Fingerprint})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-func hybridStore(t *testing.T) (*store.DB, *conceptEmbedder) {
+func hybridStore(t *testing.T) (*store.DB, *conceptembed.Embedder) {
 	db := storeWith(t,
 		testNote{path: "/a/cars.md", tags: []string{"home"}, mtime: day, texts: []string{
 			"My sedan needs new tyres before winter."}},
@@ -130,7 +50,7 @@ func hybridStore(t *testing.T) (*store.DB, *conceptEmbedder) {
 			"The quarterly report is due on Friday.",
 			"The automobile fleet report: two vans."}},
 	)
-	e := newConceptEmbedder("fp-a")
+	e := conceptembed.New("fp-a")
 	embedStore(t, db, e)
 	return db, e
 }
@@ -170,8 +90,8 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	if want := (1.0/61 + 1.0/62) / (2.0 / 61); math.Abs(res.Hits[0].Score-want) > 1e-12 {
 		t.Errorf("fused score %v, want %v", res.Hits[0].Score, want)
 	}
-	if !slices.Contains(e.queries, "automobile") {
-		t.Errorf("queries sent as %q", e.queries)
+	if !slices.Contains(e.Queries(), "automobile") {
+		t.Errorf("queries sent as %q", e.Queries())
 	}
 }
 
@@ -208,7 +128,7 @@ func TestHybridDegradesOnEmbedError(t *testing.T) {
 	db, e := hybridStore(t)
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
-	e.fail(errors.New("decode failed"))
+	e.Fail(errors.New("decode failed"))
 	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", Explain: true})
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +252,7 @@ func TestRerankTail(t *testing.T) {
 // long way: the chunks in scope found by reading every chunk's note, the
 // BM25 list by a full sort, the vector list by the index over those
 // chunks alone, fused, and the first k read.
-func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f memd.Filters, k int) []memd.Hit {
+func hybridWant(t *testing.T, s *Service, e *conceptembed.Embedder, q string, f memd.Filters, k int) []memd.Hit {
 	t.Helper()
 	sv := served(s.vectors)
 	depth := s.fusion.ListDepth(k)
@@ -367,7 +287,7 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f memd.F
 		for _, sc := range bm.Entries {
 			inBM25[sc.Chunk] = true
 		}
-		for _, r := range sv.Index.Search(e.vector(q), depth, func(c uint64) bool { return in[c] }) {
+		for _, r := range sv.Index.Search(e.Vector(q), depth, func(c uint64) bool { return in[c] }) {
 			if r.Score > floor || inBM25[r.Chunk] {
 				vl.Entries = append(vl.Entries, rank.Scored{Chunk: r.Chunk, Score: float64(r.Score)})
 			}
@@ -401,7 +321,7 @@ func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f memd.F
 // alone answers (bm25Want), with the warning.
 func TestHybridFilteredMatchesOracle(t *testing.T) {
 	db := filterStore(t)
-	e := newConceptEmbedder("fp-a")
+	e := conceptembed.New("fp-a")
 	embedStore(t, db, e)
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
@@ -427,8 +347,8 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 		})
 	})
 	t.Run("embedder fails", func(t *testing.T) {
-		e.fail(errors.New("decode failed"))
-		defer e.fail(nil)
+		e.Fail(errors.New("decode failed"))
+		defer e.Fail(nil)
 		warn := []string{"the query could not be embedded (decode failed); recall is BM25 alone"}
 		each(func(name, q string, f memd.Filters, k int) {
 			for _, explain := range []bool{false, true} {
@@ -456,7 +376,7 @@ func served(v *vector.Serving) *vector.Served {
 
 func TestVectorsReembedPreviousGone(t *testing.T) {
 	db, a, b := reembedStore(t)
-	os.Remove(a.path)
+	os.Remove(a.Path)
 	open := func(string) (vector.Embedder, error) { t.Fatal("opened a missing file"); return nil, nil }
 	s := New(Config{DB: db, Vectors: vector.NewServing(db, vector.ServingConfig{Embedder: b, OpenEmbedder: open})})
 	defer s.vectors.Close()
@@ -481,15 +401,15 @@ func TestVectorsReembedPreviousGone(t *testing.T) {
 
 // reembedStore is a store whose active vectors are embedder A's, with the
 // configured embedder now B: a re-embed the pipeline has yet to finish.
-func reembedStore(t *testing.T) (db *store.DB, a, b *conceptEmbedder) {
+func reembedStore(t *testing.T) (db *store.DB, a, b *conceptembed.Embedder) {
 	db, a = hybridStore(t)
-	a.path = filepath.Join(t.TempDir(), "a.gguf")
-	if err := os.WriteFile(a.path, []byte("model a"), 0o600); err != nil {
+	a.Path = filepath.Join(t.TempDir(), "a.gguf")
+	if err := os.WriteFile(a.Path, []byte("model a"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	first := vector.NewServing(db, vector.ServingConfig{Embedder: a}) // records a's path
 	first.Close()
-	b = newConceptEmbedder("fp-b")
-	b.concepts = map[string]int{"car": 4, "automobile": 4, "sedan": 4}
+	b = conceptembed.New("fp-b")
+	b.Concepts = map[string]int{"car": 4, "automobile": 4, "sedan": 4}
 	return db, a, b
 }

@@ -15,7 +15,7 @@ func TestFloorSeparatesNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	best := func(q string) float32 { return sv.Index.Search(e.vector(q), 1, nil)[0].Score }
+	best := func(q string) float32 { return sv.Index.Search(e.Vector(q), 1, nil)[0].Score }
 	if noise := best("xylophone lessons"); noise > floor {
 		t.Errorf("a query about nothing reaches %v, over the floor %v", noise, floor)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd/inference/testmodel/conceptembed"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -41,17 +42,17 @@ func TestVectorsFollowCommits(t *testing.T) {
 	if st := v.Stats(); st.Len != len(ids) || st.Stored != len(ids) || st.Fingerprint != "fp-a" || st.Loading {
 		t.Fatalf("after load %+v", st)
 	}
-	v.Put("fp-a", 99, e.vector("sedan"))
-	v.Put("fp-other", 98, e.vector("sedan")) // not the serving embedder's: ignored
+	v.Put("fp-a", 99, e.Vector("sedan"))
+	v.Put("fp-other", 98, e.Vector("sedan")) // not the serving embedder's: ignored
 	v.Remove(ids[0])
 	v.Remove(12345) // absent: nothing
-	got := searchIDs(v, e.vector("car"))
+	got := searchIDs(v, e.Vector("car"))
 	if len(got) != len(ids) || !slices.Contains(got, 99) || slices.Contains(got, 98) || slices.Contains(got, ids[0]) {
 		t.Fatalf("index holds %v", got)
 	}
 	var model string
 	_ = db.View(func(tx *store.Tx) error { model = tx.VectorModel("fp-a"); return nil })
-	if model != e.path {
+	if model != e.Path {
 		t.Errorf("model path recorded %q", model)
 	}
 }
@@ -69,13 +70,13 @@ func TestVectorsReplayDuringLoad(t *testing.T) {
 	if sv, warn := v.searchable0(); sv != nil || !strings.Contains(warn, "loading") {
 		t.Errorf("while loading: %v %q", sv, warn)
 	}
-	v.put("fp-a", 77, e.vector("tomato"))
+	v.put("fp-a", 77, e.Vector("tomato"))
 	v.remove(ids[1])
 	v.mu.Unlock()
 	if err := v.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := searchIDs(v, e.vector("tomato"))
+	got := searchIDs(v, e.Vector("tomato"))
 	if !slices.Contains(got, 77) || slices.Contains(got, ids[1]) || len(got) != len(ids) {
 		t.Fatalf("after replay %v (chunks %v)", got, ids)
 	}
@@ -95,16 +96,16 @@ func TestVectorsBackgroundLoad(t *testing.T) {
 
 // reembedStore is a store whose active vectors are embedder A's, with the
 // configured embedder now B: a re-embed the pipeline has yet to finish.
-func reembedStore(t *testing.T) (db *store.DB, a, b *conceptEmbedder) {
+func reembedStore(t *testing.T) (db *store.DB, a, b *conceptembed.Embedder) {
 	db, a = hybridStore(t)
-	a.path = filepath.Join(t.TempDir(), "a.gguf")
-	if err := os.WriteFile(a.path, []byte("model a"), 0o600); err != nil {
+	a.Path = filepath.Join(t.TempDir(), "a.gguf")
+	if err := os.WriteFile(a.Path, []byte("model a"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	first := NewServing(db, ServingConfig{Embedder: a}) // records a's path
 	first.Close()
-	b = newConceptEmbedder("fp-b")
-	b.concepts = map[string]int{"car": 4, "automobile": 4, "sedan": 4}
+	b = conceptembed.New("fp-b")
+	b.Concepts = map[string]int{"car": 4, "automobile": 4, "sedan": 4}
 	return db, a, b
 }
 
@@ -113,7 +114,7 @@ func TestVectorsReembedServesPrevious(t *testing.T) {
 	var opened []string
 	open := func(path string) (Embedder, error) {
 		opened = append(opened, path)
-		return &conceptEmbedder{fp: "fp-a", path: path, concepts: a.concepts, dim: a.dim}, nil
+		return &conceptembed.Embedder{Fingerprint: "fp-a", Path: path, Concepts: a.Concepts, Dims: a.Dims}, nil
 	}
 	v := NewServing(db, ServingConfig{Embedder: b, OpenEmbedder: open})
 	defer v.Close()
@@ -121,10 +122,10 @@ func TestVectorsReembedServesPrevious(t *testing.T) {
 	if sv == nil || sv.Fingerprint != "fp-a" || sv.Embedder == Embedder(b) || warn != "" {
 		t.Fatalf("serving %+v %q", sv, warn)
 	}
-	if !slices.Equal(opened, []string{a.path}) {
+	if !slices.Equal(opened, []string{a.Path}) {
 		t.Fatalf("opened %v", opened)
 	}
-	prev := sv.Embedder.(*conceptEmbedder)
+	prev := sv.Embedder.(*conceptembed.Embedder)
 	if st := v.Stats(); len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "re-embedding") {
 		t.Errorf("status warnings %q", st.Warnings)
 	}
@@ -134,7 +135,7 @@ func TestVectorsReembedServesPrevious(t *testing.T) {
 	err := db.Update(func(tx *store.Tx) error {
 		for _, id := range ids {
 			c, _ := tx.Chunk(id)
-			if err := tx.PutVector("fp-b", id, b.vector(c.Text)); err != nil {
+			if err := tx.PutVector("fp-b", id, b.Vector(c.Text)); err != nil {
 				return err
 			}
 		}
@@ -157,7 +158,7 @@ func TestVectorsReembedServesPrevious(t *testing.T) {
 	if sv.Fingerprint != "fp-b" || sv.Embedder != Embedder(b) || sv.Index.Len() != len(ids) {
 		t.Fatalf("after switch %s %d", sv.Fingerprint, sv.Index.Len())
 	}
-	for deadline := time.Now().Add(5 * time.Second); !prev.isClosed(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !prev.Closed(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the previous embedder stays loaded after the switch")
 		}

@@ -14,5 +14,8 @@
 //     architectures, with the real tokenizers (and Gemma 4's real chat
 //     template) copied from llama.cpp's vocabulary GGUFs.
 //
+// Its subpackage conceptembed is the fake embedder, in Go with no model,
+// for tests that need vectors whose nearness is known in advance.
+//
 // It imports only inference/gguf.
 package testmodel
