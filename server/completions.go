@@ -11,15 +11,33 @@ import (
 // oaCompletionRequest is the body of POST /v1/completions, OpenAI's
 // raw-prompt route as llama-server and Ollama serve it too.
 type oaCompletionRequest struct {
-	Model       string          `json:"model"`
-	Prompt      json.RawMessage `json:"prompt"`
-	Stream      bool            `json:"stream"`
-	MaxTokens   *int            `json:"max_tokens"`
-	Temperature *float32        `json:"temperature"`
-	TopP        *float32        `json:"top_p"`
-	Seed        *int64          `json:"seed"`
-	Stop        oaStop          `json:"stop"`
-	N           *int            `json:"n"`
+	Model     string          `json:"model"`
+	Prompt    json.RawMessage `json:"prompt"`
+	Stream    bool            `json:"stream"`
+	MaxTokens *int            `json:"max_tokens"`
+	Stop      oaStop          `json:"stop"`
+	N         *int            `json:"n"`
+	oaSampling
+}
+
+// oaSampling is the sampling both OpenAI routes take, each field optional.
+type oaSampling struct {
+	Temperature *float32 `json:"temperature"`
+	TopP        *float32 `json:"top_p"`
+	Seed        *int64   `json:"seed"`
+}
+
+// applyTo sets the fields the request sent on sp, leaving the rest.
+func (o oaSampling) applyTo(sp *memd.Sampling) {
+	if o.Temperature != nil {
+		sp.Temperature = *o.Temperature
+	}
+	if o.TopP != nil {
+		sp.TopP = *o.TopP
+	}
+	if o.Seed != nil {
+		sp.Seed = uint64(*o.Seed)
+	}
 }
 
 // completionRequest turns an OpenAI request into memd's. "prompt" is a
@@ -44,15 +62,7 @@ func (o *oaCompletionRequest) completionRequest() (memd.CompletionRequest, *memd
 	if o.MaxTokens != nil {
 		req.MaxTokens = *o.MaxTokens
 	}
-	if o.Temperature != nil {
-		req.Sampling.Temperature = *o.Temperature
-	}
-	if o.TopP != nil {
-		req.Sampling.TopP = *o.TopP
-	}
-	if o.Seed != nil {
-		req.Sampling.Seed = uint64(*o.Seed)
-	}
+	o.oaSampling.applyTo(&req.Sampling)
 	return req, nil
 }
 

@@ -31,14 +31,12 @@ type oaChatRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens           *int     `json:"max_tokens"`
-	MaxCompletionTokens *int     `json:"max_completion_tokens"`
-	Temperature         *float32 `json:"temperature"`
-	TopP                *float32 `json:"top_p"`
-	Seed                *int64   `json:"seed"`
-	Stop                oaStop   `json:"stop"`
-	N                   *int     `json:"n"`
-	Tools               []any    `json:"tools"`
+	MaxTokens           *int   `json:"max_tokens"`
+	MaxCompletionTokens *int   `json:"max_completion_tokens"`
+	Stop                oaStop `json:"stop"`
+	N                   *int   `json:"n"`
+	Tools               []any  `json:"tools"`
+	oaSampling
 	// Memd asks for chat with memory whatever the model, and tunes it.
 	Memd *oaMemd `json:"memd"`
 }
@@ -150,15 +148,7 @@ func (o *oaChatRequest) chatRequest() (memd.ChatRequest, *memd.Error) {
 	case o.MaxTokens != nil:
 		req.MaxTokens = *o.MaxTokens
 	}
-	if o.Temperature != nil {
-		req.Sampling.Temperature = *o.Temperature
-	}
-	if o.TopP != nil {
-		req.Sampling.TopP = *o.TopP
-	}
-	if o.Seed != nil {
-		req.Sampling.Seed = uint64(*o.Seed)
-	}
+	o.oaSampling.applyTo(&req.Sampling)
 	useMemory := o.Model == memd.ModelChat
 	if o.Memd != nil {
 		useMemory = o.Memd.Memory == nil || *o.Memd.Memory
