@@ -52,17 +52,26 @@ func setLlamaMeta(w *gguf.Writer, cfg Config, v *vocab) {
 	}
 }
 
+// llamaAttention is layer p's attention as llama lays it out (and
+// gemma-embedding after it): a norm, then the q, k, v and output
+// projections, kv wide for k and v.
+func llamaAttention(p string, e, kv uint64) []tensorSpec {
+	return []tensorSpec{
+		{p + "attn_norm.weight", []uint64{e}},
+		{p + "attn_q.weight", []uint64{e, e}},
+		{p + "attn_k.weight", []uint64{e, kv}},
+		{p + "attn_v.weight", []uint64{e, kv}},
+		{p + "attn_output.weight", []uint64{e, e}},
+	}
+}
+
 func llamaTensors(cfg Config) []tensorSpec {
 	e, kv, ff, nv := uint64(cfg.Embd), uint64(cfg.EmbdKV()), uint64(cfg.FF), uint64(cfg.Vocab)
 	ts := []tensorSpec{{"token_embd.weight", []uint64{e, nv}}}
 	for l := range cfg.Layers {
 		p := fmt.Sprintf("blk.%d.", l)
+		ts = append(ts, llamaAttention(p, e, kv)...)
 		ts = append(ts,
-			tensorSpec{p + "attn_norm.weight", []uint64{e}},
-			tensorSpec{p + "attn_q.weight", []uint64{e, e}},
-			tensorSpec{p + "attn_k.weight", []uint64{e, kv}},
-			tensorSpec{p + "attn_v.weight", []uint64{e, kv}},
-			tensorSpec{p + "attn_output.weight", []uint64{e, e}},
 			tensorSpec{p + "ffn_norm.weight", []uint64{e}},
 			tensorSpec{p + "ffn_gate.weight", []uint64{e, ff}},
 			tensorSpec{p + "ffn_down.weight", []uint64{ff, e}},

@@ -77,12 +77,8 @@ func WriteEmbeddingGemma(dir string, cfg EmbedderConfig) (string, error) {
 	ts := []tensorSpec{{"token_embd.weight", []uint64{e, uint64(v.tokens)}}, {"output_norm.weight", []uint64{e}}}
 	for l := range cfg.Layers {
 		p := fmt.Sprintf("blk.%d.", l)
+		ts = append(ts, llamaAttention(p, e, kv)...)
 		ts = append(ts,
-			tensorSpec{p + "attn_norm.weight", []uint64{e}},
-			tensorSpec{p + "attn_q.weight", []uint64{e, e}},
-			tensorSpec{p + "attn_k.weight", []uint64{e, kv}},
-			tensorSpec{p + "attn_v.weight", []uint64{e, kv}},
-			tensorSpec{p + "attn_output.weight", []uint64{e, e}},
 			tensorSpec{p + "post_attention_norm.weight", []uint64{e}},
 			tensorSpec{p + "attn_q_norm.weight", []uint64{uint64(hd)}},
 			tensorSpec{p + "attn_k_norm.weight", []uint64{uint64(hd)}},
