@@ -9,13 +9,13 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/internal/syncbuf"
 )
 
 // slowBody sends a request whose body trickles in a byte at a time and
@@ -127,7 +127,7 @@ func TestReindexAnswersAtOnce(t *testing.T) {
 		finished <- path
 		return 7, nil
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	_, c, _ := serve(t, svc, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	start := time.Now()
 	res, err := c.Reindex(context.Background(), "")
@@ -154,23 +154,6 @@ func TestReindexAnswersAtOnce(t *testing.T) {
 	if strings.Contains(logs.String(), "level=WARN") {
 		t.Fatalf("memd logged a failure for a client that left:\n%s", logs.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRecallAdmission: with recalls stuck, RecallInFlight run, RecallQueue

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,16 +16,17 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/internal/syncbuf"
 )
 
 // mcpAgent is an agent's end of memctl mcp, run over two pipes as an agent
 // runs it over stdin and stdout.
 type mcpAgent struct {
 	*mcp.ClientSession
-	stdin  io.Closer     // the command's stdin, written by the agent
-	done   chan error    // the command's error, once it returns
-	stderr *lockedBuffer // what the command logged
-	stdout *lockedBuffer // what the command wrote on stdout
+	stdin  io.Closer       // the command's stdin, written by the agent
+	done   chan error      // the command's error, once it returns
+	stderr *syncbuf.Buffer // what the command logged
+	stdout *syncbuf.Buffer // what the command wrote on stdout
 }
 
 // startMCP runs memctl mcp against svc served by a real server.Server, and
@@ -38,7 +37,7 @@ func startMCP(t *testing.T, svc *apitest.Service) *mcpAgent {
 	sock := fakeDaemon(t, svc)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	ag := &mcpAgent{stdin: inW, done: make(chan error, 1), stderr: &lockedBuffer{}, stdout: &lockedBuffer{}}
+	ag := &mcpAgent{stdin: inW, done: make(chan error, 1), stderr: &syncbuf.Buffer{}, stdout: &syncbuf.Buffer{}}
 	root := newRoot(&app{out: io.MultiWriter(ag.stdout, outW), errOut: ag.stderr, noStart: true})
 	root.SetIn(inR)
 	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "mcp"})
@@ -107,23 +106,6 @@ func structured(t *testing.T, res *mcp.CallToolResult, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%v in %s", err, b)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestMCPListsTools(t *testing.T) {

@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/syncbuf"
 )
 
 // startActivated starts memd the way systemd's socket activation does: the
 // listening socket as fd 3, LISTEN_FDS=1, and LISTEN_PID set to memd's own
 // pid (a shell that execs memd keeps its pid, which $$ names).
-func startActivated(t *testing.T, l *net.UnixListener, data, socketFlag string) (*exec.Cmd, *syncBuffer) {
+func startActivated(t *testing.T, l *net.UnixListener, data, socketFlag string) (*exec.Cmd, *syncbuf.Buffer) {
 	t.Helper()
 	f, err := l.File()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	log := new(syncBuffer)
+	log := new(syncbuf.Buffer)
 	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"`,
 		filepath.Join(binDir, "memd"), "--data", data, "--socket", socketFlag)
 	cmd.Env = append(os.Environ(), "MEMD_DATA=", "MEMD_SOCKET=")

@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/syncbuf"
 )
 
 // binDir holds the memd and memctl binaries TestMain builds once, from
@@ -172,7 +172,7 @@ type daemon struct {
 	cmd    *exec.Cmd
 	data   string
 	socket string
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	exited chan struct{}
 	err    error // Wait's result, once exited is closed
 	client *api.Client
@@ -205,7 +205,7 @@ func startDaemon(t testing.TB, data, socket string, extra ...string) *daemon {
 // launch starts memd without waiting for it.
 func launch(t testing.TB, data, socket string, extra ...string) *daemon {
 	t.Helper()
-	d := &daemon{t: t, data: data, socket: socket, log: new(syncBuffer), exited: make(chan struct{}),
+	d := &daemon{t: t, data: data, socket: socket, log: new(syncbuf.Buffer), exited: make(chan struct{}),
 		client: api.NewClient(socket)}
 	d.cmd = exec.Command(filepath.Join(binDir, "memd"), append([]string{"--data", data, "--socket", socket}, extra...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
@@ -298,22 +298,4 @@ func waitIdle(t testing.TB, c *api.Client, timeout time.Duration) {
 func gone(path string) bool {
 	_, err := os.Lstat(path)
 	return errors.Is(err, fs.ErrNotExist)
-}
-
-// syncBuffer is a bytes.Buffer that a process writes to while a test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/memd-dev/memd/internal/syncbuf"
 	"github.com/memd-dev/memd/lsp"
 )
 
@@ -53,7 +54,7 @@ func startEditor(t testing.TB, data, socket string) *editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := new(syncBuffer)
+	stderr := new(syncbuf.Buffer)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
