@@ -35,7 +35,7 @@ func benchRegister(b *testing.B, ix *Indexer, root string) {
 	if err := ix.db.Update(func(tx *store.Tx) error { return tx.PutFolder(store.Folder{Path: root}) }); err != nil {
 		b.Fatal(err)
 	}
-	ix.ensureRuntime(root)
+	ix.folders.ensure(root)
 }
 
 // benchNote is a new note at path of a size typical of a notes folder:

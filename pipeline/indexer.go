@@ -26,9 +26,11 @@ type Indexer struct {
 	cfg Config
 	log *slog.Logger
 
+	folders *folderRegistry
+	queue   *jobQueue
+	stages  *modelStages
 	events  broadcaster
 	indexed atomic.Int64
-	wake    chan struct{} // capacity 1: jobs were queued
 	started chan struct{} // closed when Run begins
 	reqs    chan string   // folder roots to reconcile soon
 
@@ -36,54 +38,33 @@ type Indexer struct {
 	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, against Forget, Reindex, RemoveFolder
 
 	preparers []*preparer // owned by the worker goroutine
+	busy      atomic.Int64 // batches and reconciles under way
 
-	busy       atomic.Int64 // batches and reconciles under way
-	debouncing atomic.Int64 // changed paths waiting out the debounce
-
-	// Model stages; fixed at NewIndexer.
-	chunkOn     bool   // the chunk model runs
-	chunkStatus string // ChunkerStatus
-	embedFP     string // the embedder's fingerprint
-	embedFormat string
-	noTemplate  atomic.Bool // the generator has no chat template: plain prompts
-	stats       stageCounters
 	tally       chunkerTally
 	reembedWake chan struct{} // capacity 1: a note was written without vectors
 	reembedded  atomic.Int64
 
-	mu      sync.Mutex
-	ran     bool
-	w       *watcher                  // non-nil while Run runs
-	folders map[string]*folderRuntime // registered roots
-	batch   bool                      // a batch is between reading its jobs and its commit
-	redo    map[string]bool           // paths that changed while a batch was open
-}
-
-type folderRuntime struct {
-	rules    *ignoreRules
-	watching bool
-	err      string
+	mu  sync.Mutex
+	ran bool
+	w   *watcher // non-nil while Run runs
 }
 
 // NewIndexer returns an indexer over db. It does nothing until Run or a
 // folder method is called.
 func NewIndexer(db *store.DB, cfg Config) *Indexer {
 	cfg = cfg.withDefaults()
+	log := cfg.Logger.With("component", "pipeline")
 	ix := &Indexer{
 		db:      db,
 		cfg:     cfg,
-		log:     cfg.Logger.With("component", "pipeline"),
-		wake:    make(chan struct{}, 1),
+		log:     log,
+		folders: newFolderRegistry(log),
+		queue:   newJobQueue(db),
+		stages:  newModelStages(cfg, log),
 		started: make(chan struct{}),
 		reqs:    make(chan string, 16),
-		folders: map[string]*folderRuntime{},
 
 		reembedWake: make(chan struct{}, 1),
-	}
-	ix.chunkOn, ix.chunkStatus = chunkReady(cfg)
-	if e := cfg.Embedder; e != nil {
-		ix.embedFP = e.Info().Fingerprint
-		ix.embedFormat = embedFormatFor(e.Info())
 	}
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)
@@ -113,7 +94,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		ix.busy.Add(-1)
 		return err
 	}
-	w := newWatcher(ix, fw)
+	w := newWatcher(fw, ix.folders, ix, ix.cfg.Debounce, ix.log)
 	ix.mu.Lock()
 	ix.w = w
 	ix.mu.Unlock()
@@ -129,10 +110,8 @@ func (ix *Indexer) Run(ctx context.Context) error {
 
 	ix.mu.Lock()
 	ix.w = nil
-	for _, f := range ix.folders {
-		f.watching = false
-	}
 	ix.mu.Unlock()
+	ix.folders.stopWatching()
 	return fw.Close()
 }
 
@@ -174,7 +153,7 @@ func (ix *Indexer) IndexedSinceStart() int64 { return ix.indexed.Load() }
 // waiting out the debounce, no batch or reconcile under way. A change the
 // watcher has not reported yet is not seen.
 func (ix *Indexer) Idle() bool {
-	if ix.busy.Load() > 0 || ix.debouncing.Load() > 0 {
+	if ix.busy.Load() > 0 || ix.debouncing() > 0 {
 		return false
 	}
 	pending := 0
@@ -184,7 +163,18 @@ func (ix *Indexer) Idle() bool {
 	}); err != nil {
 		return false
 	}
-	return pending == 0 && ix.busy.Load() == 0 && ix.debouncing.Load() == 0
+	return pending == 0 && ix.busy.Load() == 0 && ix.debouncing() == 0
+}
+
+// debouncing is how many changed paths wait out the watcher's debounce.
+func (ix *Indexer) debouncing() int64 {
+	ix.mu.Lock()
+	w := ix.w
+	ix.mu.Unlock()
+	if w == nil {
+		return 0
+	}
+	return w.debouncing()
 }
 
 // WaitIdle returns nil once Idle is true, or ctx's error. Work queued
@@ -202,14 +192,6 @@ func (ix *Indexer) WaitIdle(ctx context.Context) error {
 	return nil
 }
 
-// notify wakes the worker: jobs were queued.
-func (ix *Indexer) notify() {
-	select {
-	case ix.wake <- struct{}{}:
-	default:
-	}
-}
-
 // requestReconcile asks the reconcile loop to walk root soon ("" for all).
 func (ix *Indexer) requestReconcile(root string) {
 	select {
@@ -225,4 +207,35 @@ func (ix *Indexer) emit(evs ...Event) { ix.events.send(evs...) }
 func (ix *Indexer) emitError(msg string, err error, attrs ...any) {
 	ix.log.Warn(msg, append(attrs, "err", err)...)
 	ix.emit(Event{Type: EventError, Reason: fmt.Sprintf("%s: %v", msg, err), At: time.Now().UTC()})
+}
+
+// The Indexer is the watcher's sink: what the watcher sees becomes jobs,
+// reconciles and folder states here.
+
+func (ix *Indexer) changed(root string, paths []string) {
+	ix.queue.changed(paths)
+	if err := ix.queue.add(root, paths); err != nil {
+		ix.emitError("queue changed files", err, "folder", root)
+	}
+}
+
+func (ix *Indexer) ignoreFileChanged(root string) {
+	ix.folders.reloadRules(root)
+	ix.requestReconcile(root)
+}
+
+func (ix *Indexer) overflowed() { ix.requestReconcile("") }
+
+func (ix *Indexer) storedUnder(prefix string) []string {
+	var paths []string
+	err := ix.db.View(func(tx *store.Tx) error {
+		return tx.ForEachNote(prefix, func(n *store.Note) error {
+			paths = append(paths, n.Path)
+			return nil
+		})
+	})
+	if err != nil {
+		ix.log.Warn("list notes of a removed directory", "dir", prefix, "err", err)
+	}
+	return paths
 }

@@ -132,7 +132,7 @@ func TestEmbedStageWithGeneratedEmbedder(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			toks, err := e.Tokenize(documentText(ix(ti).embedFormat, c))
+			toks, err := e.Tokenize(documentText(ix(ti).stages.embedFormat, c))
 			if err != nil {
 				return err
 			}

@@ -64,7 +64,7 @@ type preparer struct {
 
 func (p *preparer) prepare(j store.Job) outcome {
 	o := outcome{job: j}
-	rules, ok := p.ix.rulesFor(j.Folder)
+	rules, ok := p.ix.folders.rules(j.Folder)
 	if !ok {
 		return o // folder removed; apply finishes the job
 	}
@@ -137,10 +137,10 @@ func (p *preparer) prepare(j store.Job) outcome {
 		return o
 	}
 	o.kind, o.note = outPut, n
-	if !p.ix.chunkOn {
+	if !p.ix.stages.chunkOn {
 		o.chunks = p.chunks(pn) // else the chunk stage cuts the note
 	}
-	if p.ix.staged() {
+	if p.ix.stages.on() {
 		o.parsed = pn
 	}
 	return o

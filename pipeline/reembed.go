@@ -38,7 +38,7 @@ func (ix *Indexer) chunkerFingerprint() string {
 		return ""
 	}
 	adapter := "none"
-	if ix.chunkOn {
+	if ix.stages.chunkOn {
 		adapter = ix.cfg.ChunkAdapter
 		if af, ok := g.(adapterFiles); ok {
 			if path := af.Config().Adapters[ix.cfg.ChunkAdapter]; path != "" {
@@ -83,7 +83,7 @@ func (ix *Indexer) checkModels(ctx context.Context) error {
 	if ix.cfg.Embedder == nil {
 		return nil
 	}
-	fp := ix.embedFP
+	fp := ix.stages.embedFP
 	return ix.db.Update(func(tx *store.Tx) error {
 		active := string(tx.Meta(MetaVectorsActive))
 		if active == "" || active == fp || tx.VectorCount(active) == 0 {
@@ -134,7 +134,7 @@ func (ix *Indexer) reembedLoop(ctx context.Context) {
 // start) that lack a vector under the embedder's fingerprint and returns
 // how many it wrote.
 func (ix *Indexer) reembedPass(ctx context.Context) (int, error) {
-	fp := ix.embedFP
+	fp := ix.stages.embedFP
 	var have []uint64
 	var maxID uint64
 	if err := ix.db.View(func(tx *store.Tx) error {
@@ -163,7 +163,7 @@ func (ix *Indexer) reembedPass(ctx context.Context) (int, error) {
 					continue // deleted
 				}
 				ids = append(ids, next)
-				texts = append(texts, documentText(ix.embedFormat, c))
+				texts = append(texts, documentText(ix.stages.embedFormat, c))
 			}
 			return nil
 		}); err != nil {
@@ -172,7 +172,7 @@ func (ix *Indexer) reembedPass(ctx context.Context) (int, error) {
 		if len(ids) == 0 {
 			continue
 		}
-		vecs, err := ix.embedTexts(ctx, texts)
+		vecs, err := ix.stages.embedTexts(ctx, texts)
 		if err != nil {
 			return written, err
 		}
@@ -204,7 +204,7 @@ func (ix *Indexer) reembedPass(ctx context.Context) (int, error) {
 // was under way: in one transaction it records it, clears MetaVectorsNext
 // and drops every other fingerprint's vectors; then it tells the sink.
 func (ix *Indexer) switchVectors() error {
-	fp := ix.embedFP
+	fp := ix.stages.embedFP
 	switched := false
 	err := ix.db.Update(func(tx *store.Tx) error {
 		switched = false

@@ -71,7 +71,7 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]
 func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 	ix.busy.Add(1)
 	defer ix.busy.Add(-1)
-	rules, ok := ix.rulesFor(root)
+	rules, ok := ix.folders.rules(root)
 	if !ok {
 		return 0, nil
 	}
@@ -115,7 +115,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		changed = append(changed, p)
 	}
 	slices.Sort(changed)
-	if err := ix.enqueue(root, append(changed, gone...)); err != nil {
+	if err := ix.queue.add(root, append(changed, gone...)); err != nil {
 		return 0, err
 	}
 	return len(changed) + len(gone), nil
@@ -125,24 +125,6 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 // recorded: same size, not modified after.
 func unchangedSince(f fileStat, s store.Skip) bool {
 	return f.size == s.Size && !f.mtime.After(s.At)
-}
-
-// enqueue queues paths of folder root in one transaction and wakes the
-// worker.
-func (ix *Indexer) enqueue(root string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	err := ix.db.Update(func(tx *store.Tx) error {
-		for _, p := range paths {
-			if err := tx.EnqueueJob(p, root); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	ix.notify()
-	return err
 }
 
 func underAny(path string, dirs []string) bool {
@@ -178,7 +160,7 @@ func (ix *Indexer) reconcileLoop(ctx context.Context) {
 }
 
 func (ix *Indexer) reconcileAll(ctx context.Context) {
-	roots := ix.roots()
+	roots := ix.folders.roots()
 	slices.Sort(roots)
 	for _, root := range roots {
 		if ctx.Err() != nil {
@@ -191,15 +173,15 @@ func (ix *Indexer) reconcileAll(ctx context.Context) {
 // reconcileFolder re-watches root when it is back and reconciles it. A
 // folder that is not on disk is reported as vanished; its notes are kept.
 func (ix *Indexer) reconcileFolder(ctx context.Context, root string) {
-	if _, ok := ix.rulesFor(root); !ok {
+	if _, ok := ix.folders.rules(root); !ok {
 		return
 	}
 	if !dirExists(root) {
 		ix.folderVanished(root)
 		return
 	}
-	if !ix.folderWatching(root) {
-		ix.reloadRules(root)
+	if !ix.folders.watching(root) {
+		ix.folders.reloadRules(root)
 		ix.startWatch(root)
 	}
 	if _, err := ix.reconcile(ctx, root); err != nil && ctx.Err() == nil {
@@ -211,14 +193,11 @@ func (ix *Indexer) reconcileFolder(ctx context.Context, root string) {
 func (ix *Indexer) folderVanished(root string) {
 	ix.mu.Lock()
 	w := ix.w
-	rt := ix.folders[root]
-	already := rt != nil && rt.err == errVanished
 	ix.mu.Unlock()
 	if w != nil {
 		w.removeTree(root)
 	}
-	ix.setFolderState(root, false, errVanished)
-	if !already {
+	if ix.folders.markVanished(root) {
 		ix.log.Warn("folder vanished; its notes are kept until it is back or removed", "folder", root)
 		ix.emit(Event{Type: EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
 	}

@@ -53,20 +53,20 @@ func documentText(format string, c *store.Chunk) string {
 
 // embedChunks embeds chunks in calls of up to embedBatch and returns one
 // vector per chunk, in order.
-func (ix *Indexer) embedChunks(ctx context.Context, chunks []store.NewChunk) ([][]float32, error) {
+func (ms *modelStages) embedChunks(ctx context.Context, chunks []store.NewChunk) ([][]float32, error) {
 	texts := make([]string, len(chunks))
 	for i := range chunks {
-		texts[i] = documentText(ix.embedFormat, &chunks[i].Chunk)
+		texts[i] = documentText(ms.embedFormat, &chunks[i].Chunk)
 	}
-	return ix.embedTexts(ctx, texts)
+	return ms.embedTexts(ctx, texts)
 }
 
-func (ix *Indexer) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
+func (ms *modelStages) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for lo := 0; lo < len(texts); lo += embedBatch {
 		part := texts[lo:min(lo+embedBatch, len(texts))]
 		t0 := time.Now()
-		embs, err := ix.cfg.Embedder.Embed(ctx, part, inference.Background)
+		embs, err := ms.cfg.Embedder.Embed(ctx, part, inference.Background)
 		if err != nil {
 			return nil, fmt.Errorf("embed %d chunks: %w", len(part), err)
 		}
@@ -75,13 +75,13 @@ func (ix *Indexer) embedTexts(ctx context.Context, texts []string) ([][]float32,
 		}
 		tokens := 0
 		for _, e := range embs {
-			if len(e.Vector) != ix.cfg.Embedder.Dim() {
-				return nil, fmt.Errorf("embed: a vector of %d values from an embedder of dimension %d", len(e.Vector), ix.cfg.Embedder.Dim())
+			if len(e.Vector) != ms.cfg.Embedder.Dim() {
+				return nil, fmt.Errorf("embed: a vector of %d values from an embedder of dimension %d", len(e.Vector), ms.cfg.Embedder.Dim())
 			}
 			tokens += e.Tokens
 			out = append(out, e.Vector)
 		}
-		ix.stats.embed.add(len(part), tokens, 0, time.Since(t0))
+		ms.stats.embed.add(len(part), tokens, 0, time.Since(t0))
 	}
 	return out, nil
 }

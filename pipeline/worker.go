@@ -34,7 +34,7 @@ func (ix *Indexer) work(ctx context.Context) {
 			failures = 0
 			select {
 			case <-ctx.Done():
-			case <-ix.wake:
+			case <-ix.queue.wake:
 			case <-time.After(5 * time.Second): // a safety net; notify is the rule
 			}
 		case !progressed:
@@ -71,7 +71,7 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 		}
 	}()
 
-	ix.openBatch()
+	ix.queue.openBatch()
 	var jobs []store.Job
 	skips := map[string]store.Skip{}
 	err := ix.db.View(func(tx *store.Tx) error {
@@ -92,12 +92,12 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	}
 
 	outs := ix.prepare(ctx, jobs, skips)
-	if ctx.Err() == nil && ix.staged() {
+	if ctx.Err() == nil && ix.stages.on() {
 		// The model stages take long: Forget, Reindex and RemoveFolder
 		// may run meanwhile, and apply checks what they did.
 		ix.writeMu.Unlock()
 		locked = false
-		err = ix.runStages(ctx, outs)
+		err = ix.stages.run(ctx, outs)
 		ix.writeMu.Lock()
 		locked = true
 		if err != nil && ctx.Err() == nil {
@@ -120,21 +120,9 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	return len(jobs), progressed, nil
 }
 
-// openBatch starts recording changes to paths while a batch is open: a
-// change queued while its path's job is being processed finds the job
-// still queued and adds nothing, so it must be queued again after commit.
-func (ix *Indexer) openBatch() {
-	ix.mu.Lock()
-	ix.batch, ix.redo = true, map[string]bool{}
-	ix.mu.Unlock()
-}
-
 // closeBatch re-queues the batch's paths that changed while it was open.
 func (ix *Indexer) closeBatch(outs []outcome) {
-	ix.mu.Lock()
-	redo := ix.redo
-	ix.batch, ix.redo = false, nil
-	ix.mu.Unlock()
+	redo := ix.queue.closeBatch()
 	byRoot := map[string][]string{}
 	for _, o := range outs {
 		if redo[o.job.Path] && !o.retried {
@@ -142,19 +130,8 @@ func (ix *Indexer) closeBatch(outs []outcome) {
 		}
 	}
 	for root, paths := range byRoot {
-		if err := ix.enqueue(root, paths); err != nil {
+		if err := ix.queue.add(root, paths); err != nil {
 			ix.emitError("queue files changed while indexed", err, "folder", root)
-		}
-	}
-}
-
-// markChanged records paths about to be queued, for closeBatch.
-func (ix *Indexer) markChanged(paths []string) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.batch {
-		for _, p := range paths {
-			ix.redo[p] = true
 		}
 	}
 }
