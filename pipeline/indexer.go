@@ -37,7 +37,7 @@ type Indexer struct {
 	folderMu sync.Mutex // serializes AddFolder and RemoveFolder
 	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, against Forget, Reindex, RemoveFolder
 
-	preparers []*preparer // owned by the worker goroutine
+	preparers []*preparer  // owned by the worker goroutine
 	busy      atomic.Int64 // batches and reconciles under way
 
 	tally       chunkerTally

@@ -3,8 +3,8 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
