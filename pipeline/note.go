@@ -62,75 +62,37 @@ type preparer struct {
 	terms termCounter
 }
 
+// noteFile is a note's file as read for one job.
+type noteFile struct {
+	stat    fileStat
+	content []byte
+	hash    string // hex SHA-256 of content
+}
+
+// prepare reads the job's file, compares it with the stored note and, when
+// its content is new, parses it into the note to write.
 func (p *preparer) prepare(j store.Job) outcome {
 	o := outcome{job: j}
 	rules, ok := p.ix.folders.rules(j.Folder)
 	if !ok {
 		return o // folder removed; apply finishes the job
 	}
-	fi, err := os.Lstat(j.Path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return p.gone(o)
-	case err != nil:
-		return retry(o, err)
-	case !fi.Mode().IsRegular() || rules.ignored(j.Path, false) || !isNoteName(j.Path):
-		o.kind = outRemove
+	f, decided := p.read(&o, rules)
+	if decided {
 		return o
 	}
-	stat := fileStat{size: fi.Size(), mtime: fi.ModTime()}
-	o.size = stat.size
-	skip, skipped := p.skips[j.Path]
-	if skipped && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
-		return o
-	}
-	max := p.ix.cfg.MaxFileBytes
-	if stat.size > max {
-		return tooBig(o, stat.size, max)
-	}
-	content, err := readLimited(j.Path, stat.size, max)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return p.gone(o)
-	case errors.Is(err, errTooBig):
-		return tooBig(o, max+1, max)
-	case err != nil:
-		return retry(o, err)
-	}
-	sum := sha256.Sum256(content)
-	hash := hex.EncodeToString(sum[:])
-
-	stored, moveFrom, err := p.lookup(j.Path, hash)
+	stored, moveFrom, err := p.lookup(j.Path, f.hash)
 	if err != nil {
 		return retry(o, err)
 	}
-	if stored != nil && stored.Hash == hash && stored.Size >= 0 {
-		if stored.Size == stat.size && stored.ModTime.Equal(stat.mtime) && !skipped {
-			return o
-		}
-		n := *stored
-		n.Size, n.ModTime = stat.size, stat.mtime
-		o.kind, o.note = outRefresh, &n
+	if stored != nil && stored.Hash == f.hash && stored.Size >= 0 {
+		return p.sameContent(o, stored, f.stat)
+	}
+	pn, decided := parseFile(&o, f.content)
+	if decided {
 		return o
 	}
-
-	pn, err := parse.Parse(j.Path, content)
-	switch {
-	case errors.Is(err, parse.ErrBinary):
-		return skipFor(o, reasonBinary)
-	case errors.Is(err, parse.ErrNotUTF8):
-		return skipFor(o, reasonNotUTF8)
-	case err != nil:
-		return skipFor(o, "could not parse: "+err.Error())
-	}
-	n := &store.Note{
-		Path: j.Path, Folder: j.Folder, Size: stat.size, ModTime: stat.mtime, Hash: hash,
-		Title: pn.Title, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
-		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
-	}
-	for _, b := range pn.Blocks {
-		n.Blocks = append(n.Blocks, b.ID)
-	}
+	n := newNote(j, f, pn)
 	if moveFrom != nil {
 		n.Chunker = moveFrom.Chunker
 		o.kind, o.note, o.from = outMove, n, moveFrom.Path
@@ -144,6 +106,102 @@ func (p *preparer) prepare(j store.Job) outcome {
 		o.parsed = pn
 	}
 	return o
+}
+
+// read opens the job's file inside its folder and reads it, and decides
+// the outcome (true) when there is nothing to parse: the file is gone, is
+// no note, was forgotten and is unchanged, is too big or cannot be read now.
+func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
+	j := o.job
+	file, err := openInFolder(j.Folder, j.Path)
+	switch {
+	case errors.Is(err, errFolderUnreachable):
+		return noteFile{}, true // kept, as for a vanished folder
+	case errors.Is(err, fs.ErrNotExist):
+		*o = p.gone(*o)
+		return noteFile{}, true
+	case errors.Is(err, errLinkInPath):
+		o.kind = outRemove
+		return noteFile{}, true
+	case err != nil:
+		*o = retry(*o, err)
+		return noteFile{}, true
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	switch {
+	case err != nil:
+		*o = retry(*o, err)
+		return noteFile{}, true
+	case !fi.Mode().IsRegular() || rules.ignored(j.Path, false) || !isNoteName(j.Path):
+		o.kind = outRemove
+		return noteFile{}, true
+	}
+	f := noteFile{stat: fileStat{size: fi.Size(), mtime: fi.ModTime()}}
+	o.size = f.stat.size
+	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(f.stat, skip) {
+		return f, true
+	}
+	max := p.ix.cfg.MaxFileBytes
+	if f.stat.size > max {
+		*o = tooBig(*o, f.stat.size, max)
+		return f, true
+	}
+	f.content, err = readLimited(file, f.stat.size, max)
+	switch {
+	case errors.Is(err, errTooBig):
+		*o = tooBig(*o, max+1, max)
+		return f, true
+	case err != nil:
+		*o = retry(*o, err)
+		return f, true
+	}
+	sum := sha256.Sum256(f.content)
+	f.hash = hex.EncodeToString(sum[:])
+	return f, false
+}
+
+// sameContent is the outcome for a file whose content is stored already:
+// nothing, or new size and mtime (or a skip to clear).
+func (p *preparer) sameContent(o outcome, stored *store.Note, stat fileStat) outcome {
+	_, skipped := p.skips[o.job.Path]
+	if stored.Size == stat.size && stored.ModTime.Equal(stat.mtime) && !skipped {
+		return o
+	}
+	n := *stored
+	n.Size, n.ModTime = stat.size, stat.mtime
+	o.kind, o.note = outRefresh, &n
+	return o
+}
+
+// parseFile parses content, deciding a skip (true) when it is no text note.
+func parseFile(o *outcome, content []byte) (*parse.Note, bool) {
+	pn, err := parse.Parse(o.job.Path, content)
+	switch {
+	case errors.Is(err, parse.ErrBinary):
+		*o = skipFor(*o, reasonBinary)
+	case errors.Is(err, parse.ErrNotUTF8):
+		*o = skipFor(*o, reasonNotUTF8)
+	case err != nil:
+		*o = skipFor(*o, "could not parse: "+err.Error())
+	default:
+		return pn, false
+	}
+	return nil, true
+}
+
+// newNote is the note to store for a parsed file, cut by the heuristic
+// until a model stage says otherwise.
+func newNote(j store.Job, f noteFile, pn *parse.Note) *store.Note {
+	n := &store.Note{
+		Path: j.Path, Folder: j.Folder, Size: f.stat.size, ModTime: f.stat.mtime, Hash: f.hash,
+		Title: pn.Title, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
+		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
+	}
+	for _, b := range pn.Blocks {
+		n.Blocks = append(n.Blocks, b.ID)
+	}
+	return n
 }
 
 // gone is the outcome for a path with no file: a removal, unless the whole
@@ -211,13 +269,9 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight
 
 var errTooBig = errors.New("file grew over the size limit")
 
-// readLimited reads the file at path, failing with errTooBig past max bytes.
-func readLimited(path string, size, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// readLimited reads f, of size bytes by its stat, failing with errTooBig
+// past max bytes.
+func readLimited(f io.Reader, size, max int64) ([]byte, error) {
 	// Sized from the stat (plus the room ReadFrom wants free), so a note
 	// is one allocation rather than io.ReadAll's doublings; one byte past
 	// max shows the file grew.

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -210,7 +209,7 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 	err := ix.db.Update(func(tx *store.Tx) error {
 		evs, indexed, eff = evs[:0], 0, &txEffects{}
 		for _, i := range order {
-			e, err := ix.apply(tx, &outs[i], eff)
+			e, err := apply(tx, &outs[i], eff)
 			if err != nil {
 				return err
 			}
@@ -260,116 +259,4 @@ func boolRank(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// apply writes one outcome and finishes its job, returning its events.
-func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, error) {
-	j := o.job
-	o.retried, o.indexed = false, false
-	if _, err := tx.Folder(j.Folder); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, tx.FinishJob(j) // the folder was removed
-		}
-		return nil, err
-	}
-	now := time.Now().UTC()
-	ev := func(t EventType) Event {
-		return Event{Type: t, Path: j.Path, Folder: j.Folder, Reason: o.reason, At: now}
-	}
-	var evs []Event
-	switch o.kind {
-	case outDone:
-	case outRemove:
-		removed, err := removeNote(tx, j.Path, eff)
-		if err != nil {
-			return nil, err
-		}
-		if removed {
-			evs = append(evs, ev(EventRemoved))
-		}
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-	case outSkip:
-		if _, err := removeNote(tx, j.Path, eff); err != nil {
-			return nil, err
-		}
-		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev(EventSkipped))
-	case outRefresh:
-		n, err := tx.Note(j.Path)
-		if err != nil {
-			return nil, err
-		}
-		if err := tx.TouchNote(n, o.note.Size, o.note.ModTime); err != nil {
-			return nil, err
-		}
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-	case outMove:
-		old, err := tx.LookupNote(o.from)
-		if err != nil || old == nil || old.Hash != o.note.Hash {
-			// The old note went in this batch: index this path in full.
-			o.retried = true
-			return nil, tx.RetryJob(j)
-		}
-		replaced, err := tx.MoveNote(old, o.note)
-		if err != nil {
-			return nil, err
-		}
-		eff.noteRemoved(replaced)
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-		o.indexed = true
-		rm := ev(EventRemoved)
-		rm.Path = o.from
-		e := ev(EventIndexed)
-		e.Chunks = len(o.note.Chunks)
-		e.Reason = "renamed from " + o.from
-		evs = append(evs, rm, e)
-	case outPut:
-		if forgottenSince(tx, j.Path, o.staged) {
-			break // forgotten while the model stages ran
-		}
-		replaced, err := tx.PutNote(o.note, o.chunks)
-		if err != nil {
-			return nil, err
-		}
-		eff.noteRemoved(replaced)
-		eff.chunker(o.note.Chunker, 1)
-		if err := putVectors(tx, o, eff); err != nil {
-			return nil, err
-		}
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-		o.indexed = true
-		e := ev(EventIndexed)
-		e.Chunks = len(o.chunks)
-		evs = append(evs, e)
-	case outRetry:
-		if j.Attempts+1 < maxAttempts {
-			o.retried = true
-			return nil, tx.RetryJob(j)
-		}
-		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev(EventSkipped))
-	}
-	return evs, tx.FinishJob(j)
-}
-
-// forgottenSince reports whether path was forgotten after since (zero:
-// never).
-func forgottenSince(tx *store.Tx, path string, since time.Time) bool {
-	if since.IsZero() {
-		return false
-	}
-	s, err := tx.Skip(path)
-	return err == nil && s.Reason == ReasonForgotten && !s.At.Before(since)
 }
