@@ -50,10 +50,10 @@ func (ix *Indexer) AddFolder(ctx context.Context, path string) (store.Folder, er
 			ix.folders.ensure(root)
 			ix.startWatch(root)
 			return f, nil
-		case within(f.Path, root):
-			return store.Folder{}, fmt.Errorf("add folder %s: %w: it is inside %s, which is already indexed", root, ErrNestedFolder, f.Path)
 		case within(root, f.Path):
-			return store.Folder{}, fmt.Errorf("add folder %s: %w: it contains %s; remove that one first (memctl rm %s)", root, ErrNestedFolder, f.Path, f.Path)
+			return store.Folder{}, fmt.Errorf("add folder %s: %w: it is inside %s, which memd indexes already, so its notes are indexed", root, ErrNestedFolder, f.Path)
+		case within(f.Path, root):
+			return store.Folder{}, fmt.Errorf("add folder %s: %w: it contains %s, which memd indexes already; to index all of %s, remove that one first (memctl rm %s)", root, ErrNestedFolder, f.Path, root, f.Path)
 		}
 	}
 
