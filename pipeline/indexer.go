@@ -213,6 +213,7 @@ func (ix *Indexer) emitError(msg string, err error, attrs ...any) {
 // reconciles and folder states here.
 
 func (ix *Indexer) changed(root string, paths []string) {
+	paths = ix.recordBadNames(root, paths)
 	ix.queue.changed(paths)
 	if err := ix.queue.add(root, paths); err != nil {
 		ix.emitError("queue changed files", err, "folder", root)

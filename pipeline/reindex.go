@@ -77,9 +77,13 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 	var files map[string]fileStat
 	prefix, single := p, false
 	if dirExists(p) {
-		var err error
-		if files, _, err = walkNotes(ctx, p, rules); err != nil {
+		found, err := walkNotes(ctx, p, rules)
+		if err != nil {
 			return 0, err
+		}
+		files = found.files
+		if p == root {
+			defer ix.recordUnindexable(root, found) // the skips below are cleared
 		}
 		prefix = dirPrefix(p)
 	} else {

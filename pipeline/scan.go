@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
@@ -25,20 +26,27 @@ func isNoteName(path string) bool {
 	return ok
 }
 
+// walk is what walkNotes found under a directory.
+type walk struct {
+	files      map[string]fileStat // note files to index
+	unreadable map[string]error    // directories it could not read
+	badNames   map[string]fileStat // note files whose names are not UTF-8
+}
+
 // walkNotes lists the note files under dir (a folder root or a folder in
 // it) that the rules do not ignore. Symlinks are not followed, so a link
 // loop cannot trap the walk; linked files are left out too. Directories it
-// cannot read are returned apart, so their notes are not taken for deleted.
-func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]fileStat, []string, error) {
-	files := map[string]fileStat{}
-	var unreadable []string
+// cannot read are returned apart, so their notes are not taken for deleted,
+// and so are files whose names no job can carry.
+func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (walk, error) {
+	w := walk{files: map[string]fileStat{}, unreadable: map[string]error{}, badNames: map[string]fileStat{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
 				return err
 			}
 			if d != nil && d.IsDir() {
-				unreadable = append(unreadable, p)
+				w.unreadable[p] = err
 			}
 			return nil
 		}
@@ -58,10 +66,14 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]
 		if err != nil {
 			return nil // gone since the directory was read
 		}
-		files[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		if utf8.ValidString(p) {
+			w.files[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		} else {
+			w.badNames[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		}
 		return nil
 	})
-	return files, unreadable, err
+	return w, err
 }
 
 // reconcile walks root and queues every note file that is new or changed
@@ -75,7 +87,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	files, unreadable, err := walkNotes(ctx, root, rules)
+	found, err := walkNotes(ctx, root, rules)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			ix.folderVanished(root)
@@ -83,7 +95,8 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		}
 		return 0, err
 	}
-	prefix := dirPrefix(root)
+	ix.recordUnindexable(root, found)
+	files, prefix := found.files, dirPrefix(root)
 	var gone []string
 	err = ix.db.View(func(tx *store.Tx) error {
 		if err := tx.ForEachNote(prefix, func(n *store.Note) error {
@@ -91,7 +104,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 			switch {
 			case ok && f.size == n.Size && f.mtime.Equal(n.ModTime):
 				delete(files, n.Path)
-			case !ok && !underAny(n.Path, unreadable):
+			case !ok && !underAny(n.Path, found.unreadable):
 				gone = append(gone, n.Path)
 			}
 			return nil
@@ -127,8 +140,8 @@ func unchangedSince(f fileStat, s store.Skip) bool {
 	return f.size == s.Size && !f.mtime.After(s.At)
 }
 
-func underAny(path string, dirs []string) bool {
-	for _, d := range dirs {
+func underAny(path string, dirs map[string]error) bool {
+	for d := range dirs {
 		if strings.HasPrefix(path, dirPrefix(d)) {
 			return true
 		}
