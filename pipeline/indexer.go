@@ -217,6 +217,9 @@ func (ix *Indexer) changed(root string, paths []string) {
 	ix.queue.changed(paths)
 	if err := ix.queue.add(root, paths); err != nil {
 		ix.emitError("queue changed files", err, "folder", root)
+		if isTransientWrite(err) {
+			ix.folders.markMissed(root)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ type folderRuntime struct {
 	rules    *ignoreRules
 	watching bool
 	err      string // FolderState.Error
+	missed   bool   // changes were seen that could not be queued
 }
 
 func newFolderRegistry(log *slog.Logger) *folderRegistry {
@@ -106,6 +107,30 @@ func (r *folderRegistry) stopWatching() {
 	for _, rt := range r.folders {
 		rt.watching = false
 	}
+}
+
+// markMissed records that changes of root could not be queued (the store
+// could not be written), so it must be walked again soon.
+func (r *folderRegistry) markMissed(root string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rt := r.folders[root]; rt != nil {
+		rt.missed = true
+	}
+}
+
+// takeMissed returns the roots marked by markMissed and clears the marks.
+func (r *folderRegistry) takeMissed() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for root, rt := range r.folders {
+		if rt.missed {
+			rt.missed = false
+			out = append(out, root)
+		}
+	}
+	return out
 }
 
 // of returns the registered folder that holds path (or is path) and its

@@ -114,7 +114,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		// What is left is new or changed; a skipped file that has not
 		// changed since its skip stays skipped.
 		for p, f := range files {
-			if s, err := tx.Skip(p); err == nil && unchangedSince(f, s) {
+			if s, err := tx.Skip(p); err == nil && unchangedSince(f, s) && !transientReason(s.Reason) {
 				delete(files, p)
 			}
 		}
@@ -149,6 +149,10 @@ func underAny(path string, dirs map[string]error) bool {
 	return false
 }
 
+// missedRetry is how often a folder whose changes could not be queued is
+// walked again, until the store takes writes.
+const missedRetry = 2 * time.Second
+
 // reconcileLoop watches and reconciles every folder at start, then every
 // Config.Reconcile and on request.
 func (ix *Indexer) reconcileLoop(ctx context.Context) {
@@ -156,12 +160,18 @@ func (ix *Indexer) reconcileLoop(ctx context.Context) {
 	ix.busy.Add(-1) // taken by Run for the start-up reconcile
 	t := time.NewTicker(ix.cfg.Reconcile)
 	defer t.Stop()
+	missed := time.NewTicker(missedRetry)
+	defer missed.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 			ix.reconcileAll(ctx)
+		case <-missed.C:
+			for _, root := range ix.folders.takeMissed() {
+				ix.reconcileFolder(ctx, root)
+			}
 		case root := <-ix.reqs:
 			if root == "" {
 				ix.reconcileAll(ctx)
@@ -199,6 +209,9 @@ func (ix *Indexer) reconcileFolder(ctx context.Context, root string) {
 	}
 	if _, err := ix.reconcile(ctx, root); err != nil && ctx.Err() == nil {
 		ix.emitError("reconcile folder", err, "folder", root)
+		if isTransientWrite(err) {
+			ix.folders.markMissed(root)
+		}
 	}
 }
 

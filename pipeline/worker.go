@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -108,15 +109,32 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 		ix.closeBatch(nil)
 		return len(jobs), false, nil // jobs stay queued for the next start
 	}
-	evs, err := ix.commit(outs)
-	if err != nil {
-		ix.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
-		evs = ix.commitEach(outs)
-	}
-	ix.closeBatch(outs)
+	evs, committed, err := ix.commitAll(outs)
+	ix.closeBatch(outs[:committed])
 	ix.emit(evs...)
+	if err != nil {
+		// The work loop backs off; the jobs not committed stay queued.
+		return len(jobs), false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(outs)-committed, err)
+	}
 	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
 	return len(jobs), progressed, nil
+}
+
+// commitAll commits outs in one transaction, or one by one when that fails
+// for a cause of its own, and returns how many it committed (a prefix).
+// A transient write failure (a full disk, an I/O error) is returned at
+// once: retried later, the same jobs will succeed, so none is counted as
+// failed or skipped for it.
+func (ix *Indexer) commitAll(outs []outcome) ([]Event, int, error) {
+	evs, err := ix.commit(outs)
+	switch {
+	case err == nil:
+		return evs, len(outs), nil
+	case isTransientWrite(err):
+		return nil, 0, err
+	}
+	ix.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
+	return ix.commitEach(outs)
 }
 
 // closeBatch re-queues the batch's paths that changed while it was open.
@@ -234,8 +252,9 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 }
 
 // commitEach commits outcomes one transaction each, after a batch failed: a
-// job whose own commit fails is retried later, then skipped.
-func (ix *Indexer) commitEach(outs []outcome) []Event {
+// job whose own commit fails is retried later, then skipped. It stops at a
+// transient write failure, returning how many it committed.
+func (ix *Indexer) commitEach(outs []outcome) ([]Event, int, error) {
 	var evs []Event
 	for i := range outs {
 		e, err := ix.commit(outs[i : i+1])
@@ -243,15 +262,21 @@ func (ix *Indexer) commitEach(outs []outcome) []Event {
 			evs = append(evs, e...)
 			continue
 		}
+		if isTransientWrite(err) {
+			return evs, i, err
+		}
 		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error(), staged: outs[i].staged}
 		e, err = ix.commit([]outcome{o})
+		if isTransientWrite(err) {
+			return evs, i, err
+		}
 		if err != nil {
 			ix.emitError("record failed job", err, "path", o.job.Path)
 			continue
 		}
 		evs = append(evs, e...)
 	}
-	return evs
+	return evs, len(outs), nil
 }
 
 func boolRank(b bool) int {
