@@ -64,6 +64,10 @@ func (ix *Indexer) AddFolder(ctx context.Context, path string) (store.Folder, er
 	ix.folders.ensure(root)
 	ix.startWatch(root)
 	if _, err := ix.reconcile(ctx, root); err != nil {
+		if isTransientWrite(err) {
+			ix.folders.markMissed(root)
+			return f, fmt.Errorf("add folder %s: it is registered, and its notes are queued once the store can be written: %w", root, err)
+		}
 		return f, fmt.Errorf("add folder %s: scan: %w", root, err)
 	}
 	return f, nil
