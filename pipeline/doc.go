@@ -10,14 +10,24 @@
 // Decisions a caller may rely on:
 //   - Folders may not nest: adding a folder inside or around a registered
 //     one fails with ErrNestedFolder, so each note has exactly one folder.
-//   - Symlinks are never followed, neither to folders (so link loops cannot
-//     hang a walk) nor to files (a linked note is not indexed; index the
-//     folder it lives in instead).
+//   - Symlinks are never followed anywhere in a path, neither to folders
+//     (so link loops cannot hang a walk) nor to files (a linked note is not
+//     indexed; index the folder it lives in instead). Notes are opened with
+//     openat from the folder root, one component at a time with O_NOFOLLOW
+//     (os.Root would follow links that stay inside), so a folder swapped
+//     for a link after its note was queued cannot lead outside.
+//   - Nothing is left out without a word: a file whose name is not UTF-8
+//     (memd's answers carry paths as UTF-8 text) and a folder that cannot
+//     be read are listed as skipped with what to do.
+//   - A store write that fails for a cause that passes (a full disk, an I/O
+//     error) leaves its jobs queued, and the worker backs off and retries
+//     them; no note is skipped for it.
 //   - Dot files and dot folders, node_modules, and the .gitignore-syntax
 //     patterns of .memdignore and .gitignore at the folder's root are ignored.
 //   - A folder that vanishes keeps its notes (it may be an unmounted drive)
-//     and is reported as "folder vanished"; a reconcile re-watches it when it
-//     is back.
+//     and is reported as "folder vanished"; its nearest existing ancestor is
+//     watched, and it is watched and reconciled again within moments of
+//     coming back.
 //   - A rename is recognized by content hash when the new path is processed
 //     before the old one's removal (the watcher and reconcile queue present
 //     files first); the note then keeps its chunks and their ids.

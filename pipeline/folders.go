@@ -97,6 +97,7 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 	ix.mu.Unlock()
 	if w != nil {
 		w.removeTree(root)
+		w.stopAwaiting(root)
 	}
 	prefix := dirPrefix(root)
 	var ev Event

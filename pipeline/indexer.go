@@ -228,6 +228,8 @@ func (ix *Indexer) ignoreFileChanged(root string) {
 	ix.requestReconcile(root)
 }
 
+func (ix *Indexer) folderBack(root string) { ix.requestReconcile(root) }
+
 func (ix *Indexer) overflowed() { ix.requestReconcile("") }
 
 func (ix *Indexer) storedUnder(prefix string) []string {

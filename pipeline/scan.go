@@ -222,6 +222,7 @@ func (ix *Indexer) folderVanished(root string) {
 	ix.mu.Unlock()
 	if w != nil {
 		w.removeTree(root)
+		w.awaitFolder(root)
 	}
 	if ix.folders.markVanished(root) {
 		ix.log.Warn("folder vanished; its notes are kept until it is back or removed", "folder", root)

@@ -33,6 +33,8 @@ type watchSink interface {
 	folderVanished(root string)
 	// ignoreFileChanged says a .memdignore or .gitignore of root changed.
 	ignoreFileChanged(root string)
+	// folderBack says a vanished root is a directory again.
+	folderBack(root string)
 	// overflowed says events were lost: every folder must be compared
 	// with the store.
 	overflowed()
@@ -53,8 +55,9 @@ type watcher struct {
 	log      *slog.Logger
 	fs       *fsnotify.Watcher
 
-	mu   sync.Mutex
-	dirs map[string]string // watched directory -> its folder root
+	mu       sync.Mutex
+	dirs     map[string]string // watched directory -> its folder root
+	awaiting map[string]string // vanished root -> the ancestor watched for it
 
 	due     map[string]pendingPath // owned by run
 	waiting atomic.Int64           // len(due), for Idle
@@ -68,7 +71,7 @@ type pendingPath struct {
 func newWatcher(fw *fsnotify.Watcher, folders folderTable, sink watchSink, debounce time.Duration, log *slog.Logger) *watcher {
 	return &watcher{
 		folders: folders, sink: sink, debounce: debounce, log: log, fs: fw,
-		dirs: map[string]string{}, due: map[string]pendingPath{},
+		dirs: map[string]string{}, awaiting: map[string]string{}, due: map[string]pendingPath{},
 	}
 }
 
@@ -194,6 +197,9 @@ func (w *watcher) run(ctx context.Context) {
 // handle turns one fsnotify event into debounced paths, watches for new
 // directories, or a vanished folder.
 func (w *watcher) handle(ev fsnotify.Event) {
+	if w.awaited(ev) {
+		return
+	}
 	root, rules, ok := w.folders.of(ev.Name)
 	if !ok {
 		return
