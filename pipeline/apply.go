@@ -123,20 +123,11 @@ func (w noteWrite) move() ([]Event, error) {
 	return []Event{rm, ev}, nil
 }
 
-// put writes the note with its chunks and vectors, replacing the stored
-// one, unless it was forgotten while the model stages ran.
+// put writes the note with its chunks, replacing the stored one, and
+// queues it for the model stages when they run.
 func (w noteWrite) put() ([]Event, error) {
 	o := w.o
-	if forgottenSince(w.tx, o.job.Path, o.staged) {
-		return nil, nil
-	}
-	replaced, err := w.tx.PutNote(o.note, o.chunks)
-	if err != nil {
-		return nil, err
-	}
-	w.eff.noteRemoved(replaced)
-	w.eff.chunker(o.note.Chunker, 1)
-	if err := putVectors(w.tx, o, w.eff); err != nil {
+	if err := writeNote(w.tx, o, w.eff); err != nil {
 		return nil, err
 	}
 	if err := w.tx.DeleteSkip(o.job.Path); err != nil {
@@ -158,12 +149,19 @@ func (w noteWrite) retryOrSkip() ([]Event, error) {
 	return w.putSkip()
 }
 
-// forgottenSince reports whether path was forgotten after since (zero:
-// never).
-func forgottenSince(tx *store.Tx, path string, since time.Time) bool {
-	if since.IsZero() {
-		return false
+// writeNote stores o's note with its chunks in tx, replacing the stored
+// one, and either queues it for the model stages or writes the vectors
+// they made.
+func writeNote(tx *store.Tx, o *outcome, eff *txEffects) error {
+	replaced, err := tx.PutNote(o.note, o.chunks)
+	if err != nil {
+		return err
 	}
-	s, err := tx.Skip(path)
-	return err == nil && s.Reason == ReasonForgotten && !s.At.Before(since)
+	eff.noteRemoved(replaced)
+	eff.chunker(o.note.Chunker, 1)
+	if o.enrich {
+		eff.enrich = true
+		return tx.QueueEnrich(o.note.Path)
+	}
+	return putVectors(tx, o, eff)
 }

@@ -24,6 +24,7 @@ type txEffects struct {
 	// unembedded: a note was written without vectors although an
 	// embedder is configured; the re-embed loop picks it up.
 	unembedded bool
+	enrich     bool // a note was queued for the model stages
 }
 
 type vectorPut struct {
@@ -65,6 +66,9 @@ func (e *txEffects) noteRemoved(n *store.Note) {
 // transaction did.
 func (ix *Indexer) afterCommit(eff *txEffects) {
 	ix.tally.apply(eff)
+	if eff.enrich {
+		ix.enricher.notify()
+	}
 	if eff.unembedded {
 		select {
 		case ix.reembedWake <- struct{}{}:

@@ -26,16 +26,17 @@ type Indexer struct {
 	cfg Config
 	log *slog.Logger
 
-	folders *folderRegistry
-	queue   *jobQueue
-	stages  *modelStages
+	folders  *folderRegistry
+	queue    *jobQueue
+	stages   *modelStages
+	enricher *enricher
 	events  broadcaster
 	indexed atomic.Int64
 	started chan struct{} // closed when Run begins
 	reqs    chan string   // folder roots to reconcile soon
 
 	folderMu sync.Mutex // serializes AddFolder and RemoveFolder
-	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, against Forget, Reindex, RemoveFolder
+	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, and an enrichment's commit, against Forget, Reindex, RemoveFolder
 
 	preparers []*preparer  // owned by the worker goroutine
 	busy      atomic.Int64 // batches and reconciles under way
@@ -65,6 +66,10 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 		reqs:    make(chan string, 16),
 
 		reembedWake: make(chan struct{}, 1),
+	}
+	ix.enricher = &enricher{
+		db: db, stages: ix.stages, log: log, commitMu: &ix.writeMu, committed: ix.enriched,
+		wake: make(chan struct{}, 1),
 	}
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)
@@ -103,6 +108,9 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	wg.Go(func() { w.run(ctx) })
 	wg.Go(func() { ix.work(ctx) })
 	wg.Go(func() { ix.reconcileLoop(ctx) })
+	if ix.stages.on() {
+		wg.Go(func() { ix.enricher.run(ctx) })
+	}
 	if ix.cfg.Embedder != nil {
 		wg.Go(func() { ix.reembedLoop(ctx) })
 	}
@@ -150,7 +158,8 @@ func (ix *Indexer) DroppedEvents() int64 { return ix.events.dropped.Load() }
 func (ix *Indexer) IndexedSinceStart() int64 { return ix.indexed.Load() }
 
 // Idle reports whether no work is pending: nothing queued, no change
-// waiting out the debounce, no batch or reconcile under way. A change the
+// waiting out the debounce, no batch or reconcile under way, and, with
+// models configured, no note waiting for its model stages. A change the
 // watcher has not reported yet is not seen.
 func (ix *Indexer) Idle() bool {
 	if ix.busy.Load() > 0 || ix.debouncing() > 0 {
@@ -158,7 +167,11 @@ func (ix *Indexer) Idle() bool {
 	}
 	pending := 0
 	if err := ix.db.View(func(tx *store.Tx) error {
-		pending = tx.Counts().Pending
+		c := tx.Counts()
+		pending = c.Pending
+		if ix.stages.on() {
+			pending += c.Enriching
+		}
 		return nil
 	}); err != nil {
 		return false
@@ -190,6 +203,15 @@ func (ix *Indexer) WaitIdle(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// enriched tells the rest of memd what an enrichment commit did.
+func (ix *Indexer) enriched(eff *txEffects, evs []Event, requeued bool) {
+	ix.afterCommit(eff)
+	ix.emit(evs...)
+	if requeued {
+		ix.queue.notify()
+	}
 }
 
 // requestReconcile asks the reconcile loop to walk root soon ("" for all).

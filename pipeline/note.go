@@ -45,12 +45,13 @@ type outcome struct {
 	reason string // outSkip, outRetry
 	size   int64
 
-	// Set for outPut when model stages are configured; the stages replace
-	// chunks and fill vectors (by chunk ordinal, nil entries for none).
+	// enrich: outPut queues the note for the model stages (phase two).
+	enrich bool
+	// Set by the model stages, which replace chunks and fill vectors (by
+	// chunk ordinal, nil entries for none).
 	parsed   *parse.Note
 	vectors  [][]float32
 	vectorFP string
-	staged   time.Time // when the model stages began, without writeMu
 
 	retried, indexed bool // set by apply
 }
@@ -98,13 +99,10 @@ func (p *preparer) prepare(j store.Job) outcome {
 		o.kind, o.note, o.from = outMove, n, moveFrom.Path
 		return o
 	}
-	o.kind, o.note = outPut, n
-	if !p.ix.stages.chunkOn {
-		o.chunks = p.chunks(pn) // else the chunk stage cuts the note
-	}
-	if p.ix.stages.on() {
-		o.parsed = pn
-	}
+	// Keyword search must not wait for a model: the note goes in with the
+	// heuristic's chunks now, and the model stages replace them later.
+	o.kind, o.note, o.enrich = outPut, n, p.ix.stages.on()
+	o.chunks = p.chunks(pn)
 	return o
 }
 
@@ -113,14 +111,14 @@ func (p *preparer) prepare(j store.Job) outcome {
 // no note, was forgotten and is unchanged, is too big or cannot be read now.
 func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 	j := o.job
-	file, err := openInFolder(j.Folder, j.Path)
+	file, stat, err := openNote(j.Folder, j.Path)
 	switch {
 	case errors.Is(err, errFolderUnreachable):
 		return noteFile{}, true // kept, as for a vanished folder
 	case errors.Is(err, fs.ErrNotExist):
 		*o = p.gone(*o)
 		return noteFile{}, true
-	case errors.Is(err, errLinkInPath):
+	case errors.Is(err, errLinkInPath), errors.Is(err, errNotRegular):
 		o.kind = outRemove
 		return noteFile{}, true
 	case err != nil:
@@ -128,26 +126,20 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 		return noteFile{}, true
 	}
 	defer file.Close()
-	fi, err := file.Stat()
-	switch {
-	case err != nil:
-		*o = retry(*o, err)
-		return noteFile{}, true
-	case !fi.Mode().IsRegular() || rules.ignored(j.Path, false) || !isNoteName(j.Path):
+	if rules.ignored(j.Path, false) || !isNoteName(j.Path) {
 		o.kind = outRemove
 		return noteFile{}, true
 	}
-	f := noteFile{stat: fileStat{size: fi.Size(), mtime: fi.ModTime()}}
-	o.size = f.stat.size
-	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(f.stat, skip) {
-		return f, true
+	o.size = stat.size
+	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
+		return noteFile{}, true
 	}
 	max := p.ix.cfg.MaxFileBytes
-	if f.stat.size > max {
-		*o = tooBig(*o, f.stat.size, max)
-		return f, true
+	if stat.size > max {
+		*o = tooBig(*o, stat.size, max)
+		return noteFile{}, true
 	}
-	f.content, err = readLimited(file, f.stat.size, max)
+	f, err := readNote(file, stat, max)
 	switch {
 	case errors.Is(err, errTooBig):
 		*o = tooBig(*o, max+1, max)
@@ -156,9 +148,39 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 		*o = retry(*o, err)
 		return f, true
 	}
-	sum := sha256.Sum256(f.content)
-	f.hash = hex.EncodeToString(sum[:])
 	return f, false
+}
+
+// openNote opens the regular file at path in folder (see openInFolder)
+// and stats it; anything but a regular file is errLinkInPath's kin: not a
+// note of the folder.
+func openNote(folder, path string) (*os.File, fileStat, error) {
+	file, err := openInFolder(folder, path)
+	if err != nil {
+		return nil, fileStat{}, err
+	}
+	fi, err := file.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("open %s: %w: not a regular file", path, errNotRegular)
+	}
+	if err != nil {
+		file.Close()
+		return nil, fileStat{}, err
+	}
+	return file, fileStat{size: fi.Size(), mtime: fi.ModTime()}, nil
+}
+
+// errNotRegular means a note's path names a directory, FIFO or device.
+var errNotRegular = errors.New("not a regular file")
+
+// readNote reads an opened note of stat, at most max bytes, and hashes it.
+func readNote(file io.Reader, stat fileStat, max int64) (noteFile, error) {
+	content, err := readLimited(file, stat.size, max)
+	if err != nil {
+		return noteFile{}, err
+	}
+	sum := sha256.Sum256(content)
+	return noteFile{stat: stat, content: content, hash: hex.EncodeToString(sum[:])}, nil
 }
 
 // sameContent is the outcome for a file whose content is stored already:

@@ -162,6 +162,9 @@ func (ix *Indexer) reembedPass(ctx context.Context) (int, error) {
 				if err != nil {
 					continue // deleted
 				}
+				if tx.Enriching(c.Path) {
+					continue // the enricher embeds the chunks that replace it
+				}
 				ids = append(ids, next)
 				texts = append(texts, documentText(ix.stages.embedFormat, c))
 			}

@@ -150,10 +150,10 @@ func aborts(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, inference.ErrClosed)
 }
 
-// run runs the model stages of the batch's notes, Config.Stages notes
+// run runs the model stages of outs' parsed notes, Config.Stages notes
 // at a time, so that their requests meet in the inference schedulers. It
 // fails only when the work must be redone later (ctx ended, a model
-// closed); the batch is then not committed.
+// closed); the notes then stay queued for enrichment.
 func (ms *modelStages) run(ctx context.Context, outs []outcome) error {
 	var todo []int
 	for i := range outs {
@@ -166,7 +166,6 @@ func (ms *modelStages) run(ctx context.Context, outs []outcome) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	now := time.Now()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(ms.cfg.Stages, len(todo)) {
@@ -178,7 +177,6 @@ func (ms *modelStages) run(ctx context.Context, outs []outcome) error {
 					return
 				}
 				o := &outs[todo[k]]
-				o.staged = now
 				if err := ms.stageNote(ctx, &terms, o); err != nil {
 					cancel(err)
 					return

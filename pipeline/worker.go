@@ -64,12 +64,7 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	ix.busy.Add(1)
 	defer ix.busy.Add(-1)
 	ix.writeMu.Lock()
-	locked := true
-	defer func() {
-		if locked {
-			ix.writeMu.Unlock()
-		}
-	}()
+	defer ix.writeMu.Unlock()
 
 	ix.queue.openBatch()
 	var jobs []store.Job
@@ -92,19 +87,6 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 	}
 
 	outs := ix.prepare(ctx, jobs, skips)
-	if ctx.Err() == nil && ix.stages.on() {
-		// The model stages take long: Forget, Reindex and RemoveFolder
-		// may run meanwhile, and apply checks what they did.
-		ix.writeMu.Unlock()
-		locked = false
-		err = ix.stages.run(ctx, outs)
-		ix.writeMu.Lock()
-		locked = true
-		if err != nil && ctx.Err() == nil {
-			ix.closeBatch(nil)
-			return len(jobs), false, err
-		}
-	}
 	if ctx.Err() != nil {
 		ix.closeBatch(nil)
 		return len(jobs), false, nil // jobs stay queued for the next start
@@ -265,7 +247,7 @@ func (ix *Indexer) commitEach(outs []outcome) ([]Event, int, error) {
 		if isTransientWrite(err) {
 			return evs, i, err
 		}
-		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error(), staged: outs[i].staged}
+		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
 		e, err = ix.commit([]outcome{o})
 		if isTransientWrite(err) {
 			return evs, i, err
