@@ -30,10 +30,10 @@ type Indexer struct {
 	queue    *jobQueue
 	stages   *modelStages
 	enricher *enricher
-	events  broadcaster
-	indexed atomic.Int64
-	started chan struct{} // closed when Run begins
-	reqs    chan string   // folder roots to reconcile soon
+	events   broadcaster
+	indexed  atomic.Int64
+	started  chan struct{} // closed when Run begins
+	reqs     chan string   // folder roots to reconcile soon
 
 	folderMu sync.Mutex // serializes AddFolder and RemoveFolder
 	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, and an enrichment's commit, against Forget, Reindex, RemoveFolder
