@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // ErrNotRunning means no daemon answers on the client's socket: the socket
@@ -48,66 +48,66 @@ func (c *Client) Socket() string { return c.socket }
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // Recall asks for the chunks that best answer r.Query.
-func (c *Client) Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error) {
-	var res memory.RecallResult
-	err := c.do(ctx, "POST", "/v1/recall", r, &res)
+func (c *Client) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
+	var res memd.RecallResult
+	err := c.do(ctx, "POST", memd.RouteRecall, r, &res)
 	return res, err
 }
 
 // Status reports what the daemon holds and is doing.
-func (c *Client) Status(ctx context.Context) (memory.Status, error) {
-	var st memory.Status
-	err := c.do(ctx, "GET", "/v1/status", nil, &st)
+func (c *Client) Status(ctx context.Context) (memd.Status, error) {
+	var st memd.Status
+	err := c.do(ctx, "GET", memd.RouteStatus, nil, &st)
 	return st, err
 }
 
 // AddFolder registers the folder at the absolute path and starts indexing it.
-func (c *Client) AddFolder(ctx context.Context, path string) (memory.FolderStatus, error) {
-	var f memory.FolderStatus
-	err := c.do(ctx, "POST", "/v1/folders", pathBody{Path: path}, &f)
+func (c *Client) AddFolder(ctx context.Context, path string) (memd.FolderStatus, error) {
+	var f memd.FolderStatus
+	err := c.do(ctx, "POST", memd.RouteFolders, memd.PathBody{Path: path}, &f)
 	return f, err
 }
 
 // RemoveFolder stops watching a folder and drops its notes from the index.
 func (c *Client) RemoveFolder(ctx context.Context, path string) error {
-	return c.do(ctx, "DELETE", "/v1/folders", pathBody{Path: path}, nil)
+	return c.do(ctx, "DELETE", memd.RouteFolders, memd.PathBody{Path: path}, nil)
 }
 
 // Folders lists the registered folders.
-func (c *Client) Folders(ctx context.Context) ([]memory.FolderStatus, error) {
-	var l folderList
-	err := c.do(ctx, "GET", "/v1/folders", nil, &l)
+func (c *Client) Folders(ctx context.Context) ([]memd.FolderStatus, error) {
+	var l memd.FolderList
+	err := c.do(ctx, "GET", memd.RouteFolders, nil, &l)
 	return l.Folders, err
 }
 
 // Note returns the indexed note at the absolute path, with its chunks.
-func (c *Client) Note(ctx context.Context, path string) (memory.NoteDetail, error) {
-	var d memory.NoteDetail
-	err := c.do(ctx, "GET", "/v1/notes?"+url.Values{"path": {path}}.Encode(), nil, &d)
+func (c *Client) Note(ctx context.Context, path string) (memd.NoteDetail, error) {
+	var d memd.NoteDetail
+	err := c.do(ctx, "GET", memd.RouteNotes+"?"+url.Values{"path": {path}}.Encode(), nil, &d)
 	return d, err
 }
 
 // Forget drops the note at the absolute path from the index until it changes.
 func (c *Client) Forget(ctx context.Context, path string) error {
-	return c.do(ctx, "DELETE", "/v1/notes", pathBody{Path: path}, nil)
+	return c.do(ctx, "DELETE", memd.RouteNotes, memd.PathBody{Path: path}, nil)
 }
 
 // Reindex queues a note or folder ("" for every folder) to be indexed again
 // and returns how many jobs were queued.
 func (c *Client) Reindex(ctx context.Context, path string) (int, error) {
-	var res reindexResult
+	var res memd.ReindexResult
 	var body any
 	if path != "" {
-		body = pathBody{Path: path}
+		body = memd.PathBody{Path: path}
 	}
-	err := c.do(ctx, "POST", "/v1/reindex", body, &res)
+	err := c.do(ctx, "POST", memd.RouteReindex, body, &res)
 	return res.Queued, err
 }
 
 // Skips lists the files that were not indexed, and why.
-func (c *Client) Skips(ctx context.Context) ([]memory.Skip, error) {
-	var l skipList
-	err := c.do(ctx, "GET", "/v1/skips", nil, &l)
+func (c *Client) Skips(ctx context.Context) ([]memd.Skip, error) {
+	var l memd.SkipList
+	err := c.do(ctx, "GET", memd.RouteSkips, nil, &l)
 	return l.Skips, err
 }
 
@@ -115,8 +115,8 @@ func (c *Client) Skips(ctx context.Context) ([]memory.Skip, error) {
 // ctx's error when ctx ends first.
 func (c *Client) WaitIdle(ctx context.Context) error {
 	for {
-		var res idleResult
-		if err := c.do(ctx, "GET", "/v1/idle?timeout=30s", nil, &res); err != nil {
+		var res memd.IdleResult
+		if err := c.do(ctx, "GET", memd.RouteIdle+"?timeout=30s", nil, &res); err != nil {
 			return err
 		}
 		if res.Idle {
@@ -182,9 +182,9 @@ func notRunning(err error) bool {
 
 // readError decodes an error answer, keeping what it can of one that is not
 // memd's JSON (a proxy, or a daemon of another version).
-func readError(resp *http.Response) *Error {
+func readError(resp *http.Response) *memd.Error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var b errorBody
+	var b memd.ErrorBody
 	if json.Unmarshal(raw, &b) == nil && b.Error != nil && b.Error.Code != "" {
 		b.Error.Status = resp.StatusCode
 		b.Error.RetryAfter = retryAfter(resp.Header)
@@ -194,29 +194,29 @@ func readError(resp *http.Response) *Error {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
-	return &Error{Status: resp.StatusCode, Code: codeOf(resp.StatusCode), Message: msg}
+	return &memd.Error{Status: resp.StatusCode, Code: codeOf(resp.StatusCode), Message: msg}
 }
 
 func codeOf(status int) string {
 	switch status {
 	case http.StatusBadRequest:
-		return CodeBadRequest
+		return memd.CodeBadRequest
 	case http.StatusUnauthorized:
-		return CodeUnauthorized
+		return memd.CodeUnauthorized
 	case http.StatusForbidden:
-		return CodeForbidden
+		return memd.CodeForbidden
 	case http.StatusNotFound:
-		return CodeNotFound
+		return memd.CodeNotFound
 	case http.StatusMethodNotAllowed:
-		return CodeMethodNotAllowed
+		return memd.CodeMethodNotAllowed
 	case http.StatusRequestEntityTooLarge:
-		return CodeTooLarge
+		return memd.CodeTooLarge
 	case http.StatusServiceUnavailable:
-		return CodeUnavailable
+		return memd.CodeUnavailable
 	case http.StatusGatewayTimeout:
-		return CodeTimeout
+		return memd.CodeTimeout
 	case http.StatusTooManyRequests:
-		return CodeBusy
+		return memd.CodeBusy
 	}
-	return CodeInternal
+	return memd.CodeInternal
 }

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // Chat asks the daemon to answer the conversation in r. With onEvent nil it
@@ -20,22 +18,22 @@ import (
 // stops the chat (the daemon stops generating when the connection closes).
 // Refusals come back as *Error: 503 with no generator, 429 (RetryAfter
 // set) when the daemon is busy.
-func (c *Client) Chat(ctx context.Context, r memory.ChatRequest, onEvent func(memory.ChatEvent) error) (memory.ChatResult, error) {
-	var res memory.ChatResult
+func (c *Client) Chat(ctx context.Context, r memd.ChatRequest, onEvent func(memd.ChatEvent) error) (memd.ChatResult, error) {
+	var res memd.ChatResult
 	if onEvent == nil {
-		err := c.do(ctx, "POST", "/v1/chat", r, &res)
+		err := c.do(ctx, "POST", memd.RouteChat, r, &res)
 		return res, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	resp, err := c.send(ctx, "POST", "/v1/chat", chatBody{ChatRequest: r, Stream: true})
+	resp, err := c.send(ctx, "POST", memd.RouteChat, memd.ChatBody{ChatRequest: r, Stream: true})
 	if err != nil {
 		return res, err
 	}
 	defer resp.Body.Close()
-	sr := newSSEReader(resp.Body)
+	sr := NewSSEReader(resp.Body)
 	for {
-		name, data, err := sr.next()
+		name, data, err := sr.Next()
 		if err == io.EOF {
 			return res, fmt.Errorf("chat: the stream ended before the answer was done; see memd's log")
 		}
@@ -46,25 +44,25 @@ func (c *Client) Chat(ctx context.Context, r memory.ChatRequest, onEvent func(me
 			return res, fmt.Errorf("chat: %w", err)
 		}
 		switch name {
-		case EventSources:
-			var ev sourcesEvent
+		case memd.ChatSources:
+			var ev memd.SourcesEvent
 			if err := json.Unmarshal(data, &ev); err != nil {
 				return res, fmt.Errorf("chat: bad sources event: %w", err)
 			}
-			err = onEvent(memory.ChatEvent{Type: memory.ChatSources, Sources: ev.Sources})
-		case EventDelta:
-			var ev deltaEvent
+			err = onEvent(memd.ChatEvent{Type: memd.ChatSources, Sources: ev.Sources})
+		case memd.ChatDelta:
+			var ev memd.DeltaEvent
 			if err := json.Unmarshal(data, &ev); err != nil {
 				return res, fmt.Errorf("chat: bad delta event: %w", err)
 			}
-			err = onEvent(memory.ChatEvent{Type: memory.ChatDelta, Delta: ev.Text})
-		case EventDone:
+			err = onEvent(memd.ChatEvent{Type: memd.ChatDelta, Delta: ev.Text})
+		case memd.ChatDone:
 			if err := json.Unmarshal(data, &res); err != nil {
 				return res, fmt.Errorf("chat: bad done event: %w", err)
 			}
 			return res, nil
-		case EventError:
-			var b errorBody
+		case memd.ChatError:
+			var b memd.ErrorBody
 			if err := json.Unmarshal(data, &b); err != nil || b.Error == nil {
 				return res, fmt.Errorf("chat: the daemon failed and its error could not be read: %s", data)
 			}
@@ -74,48 +72,6 @@ func (c *Client) Chat(ctx context.Context, r memory.ChatRequest, onEvent func(me
 			return res, err
 		}
 	}
-}
-
-// sseReader reads the events of a server-sent event stream.
-type sseReader struct{ sc *bufio.Scanner }
-
-func newSSEReader(r io.Reader) *sseReader {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	return &sseReader{sc: sc}
-}
-
-// next returns the next event's name ("message" when it has none) and
-// data; io.EOF at the end of the stream. Comment lines are skipped.
-func (s *sseReader) next() (string, []byte, error) {
-	name := ""
-	var data []byte
-	for s.sc.Scan() {
-		line := s.sc.Bytes()
-		switch {
-		case len(line) == 0:
-			if data == nil && name == "" {
-				continue
-			}
-			if name == "" {
-				name = "message"
-			}
-			return name, data, nil
-		case line[0] == ':':
-		case bytes.HasPrefix(line, []byte("event:")):
-			name = string(bytes.TrimSpace(line[len("event:"):]))
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
-			if data != nil {
-				data = append(data, '\n')
-			}
-			data = append(data, v...)
-		}
-	}
-	if err := s.sc.Err(); err != nil {
-		return "", nil, err
-	}
-	return "", nil, io.EOF
 }
 
 // retryAfter reads a Retry-After header given in seconds.

@@ -1,8 +1,9 @@
-// Package api is memd's wire: HTTP/1.1 over a unix socket (Listen, Server)
-// with JSON errors, limits on size and time, server-sent events, and the
-// typed Go Client that memctl and tests use. Only processes of the daemon's
-// own user are answered.
+// Package api is the typed Go client of memd's HTTP API: Client calls the
+// daemon over its unix socket, streams chat and index events (SSEReader),
+// and returns every refusal as a *memd.Error. memctl, its MCP server and
+// the tests use it.
 //
-// It imports memory for the Service's types and nothing else of memd;
-// api/apitest holds an in-memory Service for tests of clients.
+// It imports only the root package memd, the vocabulary it shares with the
+// server, so a client links none of the daemon; api/apitest holds an
+// in-memory Service for tests of clients and of the server.
 package api

@@ -5,22 +5,22 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/internal/config"
-	"github.com/memd-dev/memd/memory"
 )
 
 // A client asks a running daemon for the chunks that answer a query.
 func ExampleClient_Recall() {
 	c := api.NewClient(config.RuntimeSocketPath())
 	defer c.Close()
-	res, err := c.Recall(context.Background(), memory.RecallRequest{
+	res, err := c.Recall(context.Background(), memd.RecallRequest{
 		Query:   "tomato watering",
 		K:       5,
-		Filters: memory.Filters{Tags: []string{"garden"}},
+		Filters: memd.Filters{Tags: []string{"garden"}},
 	})
 	if err != nil {
-		log.Fatal(err) // an *api.Error when the daemon refused; api.ErrNotRunning when none answers
+		log.Fatal(err) // an *memd.Error when the daemon refused; api.ErrNotRunning when none answers
 	}
 	for _, h := range res.Hits {
 		fmt.Printf("%s:%d-%d %.2f\n", h.Path, h.StartLine, h.EndLine, h.Score)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 )
 
@@ -22,24 +22,11 @@ type Generator interface {
 	Config() inference.GeneratorConfig
 }
 
-// BusyError is returned by Chat when ChatOptions.MaxInFlight chats are
-// already queued or generating. It wraps ErrBusy.
-type BusyError struct {
-	InFlight   int
-	RetryAfter time.Duration
-}
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("memd is answering %d chats, its limit; try again in %v", e.InFlight, e.RetryAfter)
-}
-
-func (e *BusyError) Unwrap() error { return ErrBusy }
-
 // errNoGenerator is what chat answers when the daemon has no model to
 // generate with.
 var errNoGenerator = fmt.Errorf("%w: chat needs a generator model and none is loaded; "+
 	"start memd with --generator PATH (a GGUF chat model), or run `memctl model set generator PATH`; "+
-	"recall works without one", ErrUnavailable)
+	"recall works without one", memd.ErrUnavailable)
 
 // chatState is the Service's chat bookkeeping.
 type chatState struct {
@@ -59,7 +46,7 @@ func (c *chatState) admit() (release func(), err error) {
 	n := c.inFlight.Add(1)
 	if n > int64(c.opt.MaxInFlight) {
 		c.inFlight.Add(-1)
-		return nil, &BusyError{InFlight: c.opt.MaxInFlight, RetryAfter: c.opt.RetryAfter}
+		return nil, &memd.BusyError{InFlight: c.opt.MaxInFlight, RetryAfter: c.opt.RetryAfter}
 	}
 	return func() { c.inFlight.Add(-1) }, nil
 }
@@ -77,32 +64,32 @@ func (s *Service) ChatsInFlight() int { return int(s.chat.inFlight.Load()) }
 //
 // With no generator loaded Chat returns an error wrapping ErrUnavailable;
 // with too many chats in flight, a *BusyError.
-func (s *Service) Chat(ctx context.Context, r ChatRequest, sink func(ChatEvent) error) (ChatResult, error) {
+func (s *Service) Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error) {
 	start := time.Now()
 	if s.gen == nil {
-		return ChatResult{}, errNoGenerator
+		return memd.ChatResult{}, errNoGenerator
 	}
 	if err := s.checkChat(&r); err != nil {
-		return ChatResult{}, err
+		return memd.ChatResult{}, err
 	}
 	release, err := s.chat.admit()
 	if err != nil {
-		return ChatResult{}, err
+		return memd.ChatResult{}, err
 	}
 	defer release()
 	if sink == nil {
-		sink = func(ChatEvent) error { return nil }
+		sink = func(memd.ChatEvent) error { return nil }
 	}
-	res := ChatResult{Model: s.GeneratorName(), SessionID: r.SessionID, Sources: []Source{}, Citations: []Citation{}}
+	res := memd.ChatResult{Model: s.GeneratorName(), SessionID: r.SessionID, Sources: []memd.Source{}, Citations: []memd.Citation{}}
 	conv := append(s.chat.sessions.history(r.SessionID), r.Messages...)
 
-	var hits []Hit
+	var hits []memd.Hit
 	if r.UsesMemory() {
 		k := r.K
 		if k == 0 {
-			k = DefaultChatK
+			k = memd.DefaultChatK
 		}
-		rec, err := s.Recall(ctx, RecallRequest{Query: recallQuery(conv), K: k, Filters: r.Filters})
+		rec, err := s.Recall(ctx, memd.RecallRequest{Query: recallQuery(conv), K: k, Filters: r.Filters})
 		if err != nil {
 			return res, fmt.Errorf("chat: %w", err)
 		}
@@ -117,14 +104,14 @@ func (s *Service) Chat(ctx context.Context, r ChatRequest, sink func(ChatEvent) 
 	res.Sources = p.sources
 	res.Warnings = append(res.Warnings, p.warnings()...)
 	res.Timings.RecallMS = ms(time.Since(start))
-	if err := sink(ChatEvent{Type: ChatSources, Sources: res.Sources}); err != nil {
+	if err := sink(memd.ChatEvent{Type: memd.ChatSources, Sources: res.Sources}); err != nil {
 		return res, fmt.Errorf("chat: send sources: %w", err)
 	}
 
 	var first time.Time
 	comp, err := s.gen.Complete(ctx, inference.CompletionRequest{
 		Tokens:    p.tokens,
-		Sampling:  r.Sampling.inference(),
+		Sampling:  samplingOf(r.Sampling),
 		MaxTokens: maxOut,
 		Stop:      r.Stop,
 		Priority:  inference.Interactive,
@@ -132,12 +119,12 @@ func (s *Service) Chat(ctx context.Context, r ChatRequest, sink func(ChatEvent) 
 			if first.IsZero() {
 				first = time.Now()
 			}
-			return sink(ChatEvent{Type: ChatDelta, Delta: piece})
+			return sink(memd.ChatEvent{Type: memd.ChatDelta, Delta: piece})
 		},
 	})
-	res.fill(comp, start, first)
+	fill(&res, comp, start, first)
 	if err != nil {
-		res.Finish = FinishCancelled
+		res.Finish = memd.FinishCancelled
 		return res, generatorError(err)
 	}
 	res.Citations = cite(res.Message.Content, res.Sources)
@@ -146,16 +133,16 @@ func (s *Service) Chat(ctx context.Context, r ChatRequest, sink func(ChatEvent) 
 }
 
 // fill copies a completion into the result.
-func (res *ChatResult) fill(c inference.Completion, start, first time.Time) {
-	res.Message = Message{Role: RoleAssistant, Content: c.Text}
-	res.Usage = Usage{PromptTokens: c.PromptTokens, CompletionTokens: c.Generated}
+func fill(res *memd.ChatResult, c inference.Completion, start, first time.Time) {
+	res.Message = memd.Message{Role: memd.RoleAssistant, Content: c.Text}
+	res.Usage = memd.Usage{PromptTokens: c.PromptTokens, CompletionTokens: c.Generated}
 	switch c.Finish {
 	case inference.FinishLength:
-		res.Finish = FinishLength
+		res.Finish = memd.FinishLength
 	case inference.FinishCancelled, inference.FinishError:
-		res.Finish = FinishCancelled
+		res.Finish = memd.FinishCancelled
 	default:
-		res.Finish = FinishStop
+		res.Finish = memd.FinishStop
 	}
 	t := &res.Timings
 	t.QueueMS, t.PrefillMS, t.DecodeMS = ms(c.Timings.Queue), ms(c.Timings.Prefill), ms(c.Timings.Decode)
@@ -172,61 +159,27 @@ func (res *ChatResult) fill(c inference.Completion, start, first time.Time) {
 func generatorError(err error) error {
 	switch {
 	case errors.Is(err, inference.ErrClosed):
-		return fmt.Errorf("%w: the generator is shutting down; try again once memd is back", ErrUnavailable)
+		return fmt.Errorf("%w: the generator is shutting down; try again once memd is back", memd.ErrUnavailable)
 	case errors.Is(err, inference.ErrPromptTooLong):
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", memd.ErrBadRequest, err)
 	}
 	return fmt.Errorf("chat: %w", err)
 }
 
-// checkChat refuses a request no model could answer, naming the field.
-func (s *Service) checkChat(r *ChatRequest) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrBadRequest}, args...)...)
+// checkChat refuses a request no model could answer, naming the field: the
+// request's own Validate, and a session id sent to a memd that keeps none.
+func (s *Service) checkChat(r *memd.ChatRequest) error {
+	if err := r.Validate(); err != nil {
+		return err
 	}
-	if len(r.Messages) == 0 {
-		return bad(`"messages" is empty; send at least one {"role":"user","content":"…"}`)
-	}
-	for i, m := range r.Messages {
-		switch m.Role {
-		case RoleSystem, RoleUser, RoleAssistant:
-		default:
-			return bad(`messages[%d] has role %q; use "system", "user" or "assistant"`, i, m.Role)
-		}
-	}
-	if last := r.Messages[len(r.Messages)-1]; last.Role != RoleUser || strings.TrimSpace(last.Content) == "" {
-		return bad(`the last message must be a user turn with some text; it is a %q turn of %d bytes`, last.Role, len(last.Content))
-	}
-	switch {
-	case r.K < 0 || r.K > MaxChatK:
-		return bad(`"k" is %d; send a number from 1 to %d, or leave it out for %d`, r.K, MaxChatK, DefaultChatK)
-	case r.MaxTokens < 0:
-		return bad(`"max_tokens" is %d; send a positive number, or leave it out`, r.MaxTokens)
-	case len(r.Stop) > MaxStops:
-		return bad(`"stop" has %d strings; send at most %d`, len(r.Stop), MaxStops)
-	case len(r.SessionID) > maxSessionIDBytes:
-		return bad(`"session_id" is %d bytes; use at most %d`, len(r.SessionID), maxSessionIDBytes)
-	case r.SessionID != "" && !s.chat.sessions.enabled():
-		return bad(`"session_id" was sent but this memd keeps no sessions; send the whole conversation instead`)
-	}
-	for _, stop := range r.Stop {
-		if stop == "" || len(stop) > maxStopBytes {
-			return bad(`stop string %q must be 1 to %d bytes`, stop, maxStopBytes)
-		}
-	}
-	sp := r.Sampling
-	switch {
-	case sp.Temperature < 0 || sp.Temperature > 5:
-		return bad(`"temperature" is %v; send 0 (greedy) to 5`, sp.Temperature)
-	case sp.TopP < 0 || sp.TopP > 1, sp.MinP < 0 || sp.MinP > 1:
-		return bad(`"top_p" and "min_p" must be between 0 and 1`)
-	case sp.TopK < 0, sp.RepeatPenalty < 0:
-		return bad(`"top_k" and "repeat_penalty" must not be negative`)
+	if r.SessionID != "" && !s.chat.sessions.enabled() {
+		return fmt.Errorf(`%w: "session_id" was sent but this memd keeps no sessions; send the whole conversation instead`, memd.ErrBadRequest)
 	}
 	return nil
 }
 
-func (sp Sampling) inference() inference.Sampling {
+// samplingOf is the request's sampling as the inference package takes it.
+func samplingOf(sp memd.Sampling) inference.Sampling {
 	return inference.Sampling{Temperature: sp.Temperature, TopK: sp.TopK, TopP: sp.TopP, MinP: sp.MinP,
 		RepeatPenalty: sp.RepeatPenalty, Seed: sp.Seed}
 }
@@ -239,7 +192,7 @@ func (s *Service) contextTokens() int { return s.gen.Config().ContextPerSlot }
 func (s *Service) maxTokens(asked int) int {
 	ctx := s.contextTokens()
 	if asked == 0 {
-		return max(1, min(DefaultChatMaxTokens, ctx/4))
+		return max(1, min(memd.DefaultChatMaxTokens, ctx/4))
 	}
 	return max(1, min(asked, ctx-minPromptTokens))
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 )
 
@@ -30,7 +31,7 @@ const noSourcesNote = "(No passage of my notes matched this question.)"
 // prompt is a chat's input to the generator.
 type prompt struct {
 	tokens  []int32
-	sources []Source
+	sources []memd.Source
 	dropped int // recalled chunks left out for the budget
 	cut     int // earlier turns left out for the budget
 }
@@ -50,8 +51,8 @@ func (p prompt) warnings() []string {
 // first) as fit in budget tokens. Sources go first; once none fit, the
 // oldest turns go. A conversation whose last turn alone does not fit is an
 // error.
-func (s *Service) buildPrompt(conv []Message, hits []Hit, grounded bool, budget int) (prompt, error) {
-	sources := make([]Source, len(hits))
+func (s *Service) buildPrompt(conv []memd.Message, hits []memd.Hit, grounded bool, budget int) (prompt, error) {
+	sources := make([]memd.Source, len(hits))
 	for i, h := range hits {
 		sources[i] = sourceOf(i+1, h)
 	}
@@ -96,14 +97,14 @@ func (s *Service) buildPrompt(conv []Message, hits []Hit, grounded bool, budget 
 	}
 	p, _, _ = try(0, turns)
 	return prompt{}, fmt.Errorf("%w: the last message is %d tokens with the instructions, over the %d the model's context leaves for a prompt; "+
-		"send a shorter message or a smaller max_tokens", ErrBadRequest, len(p.tokens), budget)
+		"send a shorter message or a smaller max_tokens", memd.ErrBadRequest, len(p.tokens), budget)
 }
 
 // droppable counts the turns that may be cut: all but the leading system
 // turns and the last user turn.
-func droppable(conv []Message) int {
+func droppable(conv []memd.Message) int {
 	lead := 0
-	for lead < len(conv) && conv[lead].Role == RoleSystem {
+	for lead < len(conv) && conv[lead].Role == memd.RoleSystem {
 		lead++
 	}
 	return max(0, len(conv)-lead-1)
@@ -113,24 +114,24 @@ func droppable(conv []Message) int {
 // system turns of the client first, then the conversation without its cut
 // oldest turns (and without an assistant turn left leading), the last user
 // turn carrying the sources. It returns the number of turns cut.
-func render(conv []Message, sources []Source, grounded bool, cut int) ([]inference.Message, int) {
+func render(conv []memd.Message, sources []memd.Source, grounded bool, cut int) ([]inference.Message, int) {
 	var system []string
 	if grounded {
 		system = append(system, groundingInstructions)
 	}
 	lead := 0
-	for lead < len(conv) && conv[lead].Role == RoleSystem {
+	for lead < len(conv) && conv[lead].Role == memd.RoleSystem {
 		system = append(system, conv[lead].Content)
 		lead++
 	}
 	rest := conv[lead:]
 	skip := min(cut, len(rest)-1)
-	for skip < len(rest)-1 && rest[skip].Role == RoleAssistant {
+	for skip < len(rest)-1 && rest[skip].Role == memd.RoleAssistant {
 		skip++
 	}
 	out := make([]inference.Message, 0, len(rest)-skip+1)
 	if len(system) > 0 {
-		out = append(out, inference.Message{Role: RoleSystem, Content: strings.Join(system, "\n\n")})
+		out = append(out, inference.Message{Role: memd.RoleSystem, Content: strings.Join(system, "\n\n")})
 	}
 	for i, m := range rest[skip:] {
 		content := m.Content
@@ -143,7 +144,7 @@ func render(conv []Message, sources []Source, grounded bool, cut int) ([]inferen
 }
 
 // withSources puts the numbered sources before the question.
-func withSources(question string, sources []Source) string {
+func withSources(question string, sources []memd.Source) string {
 	var b strings.Builder
 	if len(sources) == 0 {
 		b.WriteString(noSourcesNote)
@@ -161,7 +162,7 @@ func withSources(question string, sources []Source) string {
 
 // writeSource writes one source as "[n] path (heading, lines a–b)" and its
 // text. The path is relative to the note's folder, to spend fewer tokens.
-func writeSource(b *strings.Builder, src Source) {
+func writeSource(b *strings.Builder, src memd.Source) {
 	path := src.Path
 	if src.Folder != "" {
 		path = strings.TrimPrefix(path, strings.TrimRight(src.Folder, "/")+"/")
@@ -193,8 +194,8 @@ func clip(text string, n int) string {
 	return cut + " …"
 }
 
-func sourceOf(n int, h Hit) Source {
-	return Source{N: n, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
+func sourceOf(n int, h memd.Hit) memd.Source {
+	return memd.Source{N: n, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
 		Heading: h.Heading, Title: h.Title, Text: h.Text, Score: h.Score, ChunkID: h.ChunkID}
 }
 
@@ -250,9 +251,9 @@ func transcript(msgs []inference.Message) string {
 
 func roleName(role string) string {
 	switch role {
-	case RoleSystem:
+	case memd.RoleSystem:
 		return "System"
-	case RoleAssistant:
+	case memd.RoleAssistant:
 		return "Assistant"
 	}
 	return "User"
@@ -264,14 +265,14 @@ const recallContextBytes = 200
 
 // recallQuery is what chat recalls for: the last user turn, and the end of
 // the user turn before it, as context for a follow-up like "and when?".
-func recallQuery(conv []Message) string {
+func recallQuery(conv []memd.Message) string {
 	var users []string
 	for i := len(conv) - 1; i >= 0 && len(users) < 2; i-- {
-		if conv[i].Role == RoleUser {
+		if conv[i].Role == memd.RoleUser {
 			users = append(users, strings.TrimSpace(conv[i].Content))
 		}
 	}
-	q := clipQuery(users[0], maxQueryBytes-recallContextBytes-1)
+	q := clipQuery(users[0], memd.MaxQueryBytes-recallContextBytes-1)
 	if len(users) > 1 && users[1] != "" {
 		prev := users[1]
 		if len(prev) > recallContextBytes {

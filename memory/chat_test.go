@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memd-dev/memd"
 )
 
 func chatService(t testing.TB, g *fakeGenerator, o ChatOptions) *Service {
@@ -26,30 +28,30 @@ func chatService(t testing.TB, g *fakeGenerator, o ChatOptions) *Service {
 	return New(cfg)
 }
 
-func ask(q string) []Message { return []Message{{Role: RoleUser, Content: q}} }
+func ask(q string) []memd.Message { return []memd.Message{{Role: memd.RoleUser, Content: q}} }
 
 func TestChatStreamsSourcesBeforeTextAndCites(t *testing.T) {
 	g := &fakeGenerator{Answer: "Water them often [2] and give sun [1]. See [9]."}
 	s := chatService(t, g, ChatOptions{})
-	var events []ChatEvent
-	res, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering tomatoes")}, func(ev ChatEvent) error {
+	var events []memd.ChatEvent
+	res, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering tomatoes")}, func(ev memd.ChatEvent) error {
 		events = append(events, ev)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(events) < 2 || events[0].Type != ChatSources {
+	if len(events) < 2 || events[0].Type != memd.ChatSources {
 		t.Fatalf("first event %+v; want the sources before any text", events)
 	}
 	var text strings.Builder
 	for _, ev := range events[1:] {
-		if ev.Type != ChatDelta {
+		if ev.Type != memd.ChatDelta {
 			t.Fatalf("event %+v after the first; want only deltas", ev)
 		}
 		text.WriteString(ev.Delta)
 	}
-	if text.String() != g.Answer || res.Message.Content != g.Answer || res.Message.Role != RoleAssistant {
+	if text.String() != g.Answer || res.Message.Content != g.Answer || res.Message.Role != memd.RoleAssistant {
 		t.Fatalf("streamed %q, result %+v; want %q", text.String(), res.Message, g.Answer)
 	}
 	if len(res.Sources) != 2 || fmt.Sprint(events[0].Sources) != fmt.Sprint(res.Sources) {
@@ -58,7 +60,7 @@ func TestChatStreamsSourcesBeforeTextAndCites(t *testing.T) {
 	if res.Sources[0].Path != "/a/garden.md" || res.Sources[0].N != 1 || res.Sources[1].Path != "/a/work.md" || res.Sources[1].N != 2 {
 		t.Fatalf("sources %+v; want garden then work, numbered 1 and 2", res.Sources)
 	}
-	want := []Citation{
+	want := []memd.Citation{
 		{N: 2, Path: "/a/work.md", StartLine: 11, EndLine: 19, Heading: []string{}, ChunkID: res.Sources[1].ChunkID},
 		{N: 1, Path: "/a/garden.md", StartLine: 1, EndLine: 9, Heading: []string{}, ChunkID: res.Sources[0].ChunkID},
 	}
@@ -74,21 +76,21 @@ func TestChatStreamsSourcesBeforeTextAndCites(t *testing.T) {
 	if strings.HasPrefix(p, fakeBOS+" "+fakeBOS) {
 		t.Errorf("prompt starts with two BOS tokens: %s", p)
 	}
-	if r := g.reqs[0]; r.Adapter != "" || r.Priority != 1 || r.MaxTokens != DefaultChatMaxTokens {
-		t.Errorf("completion request adapter %q priority %v max %d; want base model, interactive, %d", r.Adapter, r.Priority, r.MaxTokens, DefaultChatMaxTokens)
+	if r := g.reqs[0]; r.Adapter != "" || r.Priority != 1 || r.MaxTokens != memd.DefaultChatMaxTokens {
+		t.Errorf("completion request adapter %q priority %v max %d; want base model, interactive, %d", r.Adapter, r.Priority, r.MaxTokens, memd.DefaultChatMaxTokens)
 	}
-	if res.Usage.CompletionTokens == 0 || res.Usage.PromptTokens != len(g.reqs[0].Tokens) || res.Finish != FinishStop || res.Model != "fake-gemma" {
+	if res.Usage.CompletionTokens == 0 || res.Usage.PromptTokens != len(g.reqs[0].Tokens) || res.Finish != memd.FinishStop || res.Model != "fake-gemma" {
 		t.Errorf("result %+v", res)
 	}
 }
 
 func TestChatWithoutGenerator(t *testing.T) {
 	s := chatService(t, nil, ChatOptions{})
-	_, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering")}, nil)
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "--generator") || !strings.Contains(err.Error(), "memctl model set generator") {
+	_, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering")}, nil)
+	if !errors.Is(err, memd.ErrUnavailable) || !strings.Contains(err.Error(), "--generator") || !strings.Contains(err.Error(), "memctl model set generator") {
 		t.Fatalf("error %v; want ErrUnavailable saying how to configure a generator", err)
 	}
-	if _, err := s.Recall(context.Background(), RecallRequest{Query: "watering"}); err != nil {
+	if _, err := s.Recall(context.Background(), memd.RecallRequest{Query: "watering"}); err != nil {
 		t.Fatalf("recall without a generator: %v", err)
 	}
 }
@@ -97,11 +99,11 @@ func TestChatPlain(t *testing.T) {
 	g := &fakeGenerator{}
 	s := chatService(t, g, ChatOptions{})
 	off := false
-	var sources []Source
-	res, err := s.Chat(context.Background(), ChatRequest{Messages: []Message{
-		{Role: RoleSystem, Content: "Be brief."}, {Role: RoleUser, Content: "watering tomatoes"}}, Memory: &off},
-		func(ev ChatEvent) error {
-			if ev.Type == ChatSources {
+	var sources []memd.Source
+	res, err := s.Chat(context.Background(), memd.ChatRequest{Messages: []memd.Message{
+		{Role: memd.RoleSystem, Content: "Be brief."}, {Role: memd.RoleUser, Content: "watering tomatoes"}}, Memory: &off},
+		func(ev memd.ChatEvent) error {
+			if ev.Type == memd.ChatSources {
 				sources = ev.Sources
 			}
 			return nil
@@ -120,13 +122,13 @@ func TestChatPlain(t *testing.T) {
 func TestChatBudgetDropsLowestRankedSources(t *testing.T) {
 	g := &fakeGenerator{}
 	s := chatService(t, g, ChatOptions{})
-	full, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering tomatoes"), MaxTokens: 1}, nil)
+	full, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering tomatoes"), MaxTokens: 1}, nil)
 	if err != nil || len(full.Sources) != 2 {
 		t.Fatalf("%v, %d sources", err, len(full.Sources))
 	}
 	// A context that holds the prompt with one source but not two.
 	g.Context = full.Usage.PromptTokens - 3 + 1
-	res, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering tomatoes"), MaxTokens: 1}, nil)
+	res, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering tomatoes"), MaxTokens: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +144,13 @@ func TestChatBudgetCutsOldestTurns(t *testing.T) {
 	g := &fakeGenerator{Context: 150}
 	s := chatService(t, g, ChatOptions{})
 	long := strings.Repeat("word ", 40)
-	conv := []Message{
-		{Role: RoleSystem, Content: "Be brief."},
-		{Role: RoleUser, Content: "first " + long}, {Role: RoleAssistant, Content: "reply one " + long},
-		{Role: RoleUser, Content: "second question"}, {Role: RoleAssistant, Content: "reply two"},
-		{Role: RoleUser, Content: "watering tomatoes"},
+	conv := []memd.Message{
+		{Role: memd.RoleSystem, Content: "Be brief."},
+		{Role: memd.RoleUser, Content: "first " + long}, {Role: memd.RoleAssistant, Content: "reply one " + long},
+		{Role: memd.RoleUser, Content: "second question"}, {Role: memd.RoleAssistant, Content: "reply two"},
+		{Role: memd.RoleUser, Content: "watering tomatoes"},
 	}
-	res, err := s.Chat(context.Background(), ChatRequest{Messages: conv, MaxTokens: 20}, nil)
+	res, err := s.Chat(context.Background(), memd.ChatRequest{Messages: conv, MaxTokens: 20}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,28 +167,28 @@ func TestChatBudgetCutsOldestTurns(t *testing.T) {
 	}
 
 	g.Context = 80
-	_, err = s.Chat(context.Background(), ChatRequest{Messages: ask(long + long), MaxTokens: 10}, nil)
-	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "shorter message") {
+	_, err = s.Chat(context.Background(), memd.ChatRequest{Messages: ask(long + long), MaxTokens: 10}, nil)
+	if !errors.Is(err, memd.ErrBadRequest) || !strings.Contains(err.Error(), "shorter message") {
 		t.Fatalf("a last turn over the context: %v; want ErrBadRequest", err)
 	}
 }
 
 func TestChatRefusesBadRequests(t *testing.T) {
 	s := chatService(t, &fakeGenerator{}, ChatOptions{Sessions: -1})
-	cases := map[string]ChatRequest{
+	cases := map[string]memd.ChatRequest{
 		"no messages":     {},
-		"ends with model": {Messages: []Message{{Role: RoleUser, Content: "a"}, {Role: RoleAssistant, Content: "b"}}},
+		"ends with model": {Messages: []memd.Message{{Role: memd.RoleUser, Content: "a"}, {Role: memd.RoleAssistant, Content: "b"}}},
 		"empty question":  {Messages: ask("  ")},
-		"bad role":        {Messages: []Message{{Role: "tool", Content: "x"}, {Role: RoleUser, Content: "a"}}},
-		"k":               {Messages: ask("a"), K: MaxChatK + 1},
+		"bad role":        {Messages: []memd.Message{{Role: "tool", Content: "x"}, {Role: memd.RoleUser, Content: "a"}}},
+		"k":               {Messages: ask("a"), K: memd.MaxChatK + 1},
 		"max tokens":      {Messages: ask("a"), MaxTokens: -1},
-		"stops":           {Messages: ask("a"), Stop: make([]string, MaxStops+1)},
+		"stops":           {Messages: ask("a"), Stop: make([]string, memd.MaxStops+1)},
 		"empty stop":      {Messages: ask("a"), Stop: []string{""}},
-		"temperature":     {Messages: ask("a"), Sampling: Sampling{Temperature: -1}},
+		"temperature":     {Messages: ask("a"), Sampling: memd.Sampling{Temperature: -1}},
 		"sessions off":    {Messages: ask("a"), SessionID: "s1"},
 	}
 	for name, r := range cases {
-		if _, err := s.Chat(context.Background(), r, nil); !errors.Is(err, ErrBadRequest) {
+		if _, err := s.Chat(context.Background(), r, nil); !errors.Is(err, memd.ErrBadRequest) {
 			t.Errorf("%s: %v; want ErrBadRequest", name, err)
 		}
 	}
@@ -198,13 +200,13 @@ func TestChatBusyAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Chat(ctx, ChatRequest{Messages: ask("watering")}, nil)
+		_, err := s.Chat(ctx, memd.ChatRequest{Messages: ask("watering")}, nil)
 		done <- err
 	}()
 	<-g.started
-	_, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering")}, nil)
-	var busy *BusyError
-	if !errors.As(err, &busy) || !errors.Is(err, ErrBusy) || busy.RetryAfter != 3*time.Second {
+	_, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering")}, nil)
+	var busy *memd.BusyError
+	if !errors.As(err, &busy) || !errors.Is(err, memd.ErrBusy) || busy.RetryAfter != 3*time.Second {
 		t.Fatalf("second chat over the limit: %v; want a BusyError", err)
 	}
 	cancel()
@@ -215,7 +217,7 @@ func TestChatBusyAndCancel(t *testing.T) {
 		t.Fatalf("%d chats in flight after the cancel; the slot was not freed", n)
 	}
 	close(g.Gate)
-	if _, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering")}, nil); err != nil {
+	if _, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering")}, nil); err != nil {
 		t.Fatalf("chat after the cancel freed the slot: %v", err)
 	}
 }
@@ -225,14 +227,14 @@ func TestChatSinkErrorStopsGeneration(t *testing.T) {
 	s := chatService(t, g, ChatOptions{})
 	gone := errors.New("client gone")
 	deltas := 0
-	res, err := s.Chat(context.Background(), ChatRequest{Messages: ask("watering")}, func(ev ChatEvent) error {
-		if ev.Type == ChatDelta {
+	res, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("watering")}, func(ev memd.ChatEvent) error {
+		if ev.Type == memd.ChatDelta {
 			deltas++
 			return gone
 		}
 		return nil
 	})
-	if !errors.Is(err, gone) || deltas != 1 || res.Finish != FinishCancelled {
+	if !errors.Is(err, gone) || deltas != 1 || res.Finish != memd.FinishCancelled {
 		t.Fatalf("err %v after %d deltas, finish %q; want the sink's error after one", err, deltas, res.Finish)
 	}
 }
@@ -241,7 +243,7 @@ func TestChatSessions(t *testing.T) {
 	g := &fakeGenerator{Answer: "Sun."}
 	s := chatService(t, g, ChatOptions{Sessions: 2})
 	for _, q := range []string{"what do tomatoes need", "and how often watering"} {
-		if _, err := s.Chat(context.Background(), ChatRequest{Messages: ask(q), SessionID: "s1"}, nil); err != nil {
+		if _, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask(q), SessionID: "s1"}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -254,7 +256,7 @@ func TestChatSessions(t *testing.T) {
 		t.Fatalf("recall query %q", q)
 	}
 	for _, id := range []string{"s2", "s3"} {
-		if _, err := s.Chat(context.Background(), ChatRequest{Messages: ask("x"), SessionID: id}, nil); err != nil {
+		if _, err := s.Chat(context.Background(), memd.ChatRequest{Messages: ask("x"), SessionID: id}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -266,10 +268,10 @@ func TestChatSessions(t *testing.T) {
 func TestSessionsCapTurns(t *testing.T) {
 	ss := newSessions(4, 5)
 	for i := range 4 {
-		ss.record("a", ask(fmt.Sprint("q", i)), Message{Role: RoleAssistant, Content: fmt.Sprint("a", i)})
+		ss.record("a", ask(fmt.Sprint("q", i)), memd.Message{Role: memd.RoleAssistant, Content: fmt.Sprint("a", i)})
 	}
 	h := ss.history("a")
-	if len(h) > 5 || h[0].Role != RoleUser || h[len(h)-1].Content != "a3" {
+	if len(h) > 5 || h[0].Role != memd.RoleUser || h[len(h)-1].Content != "a3" {
 		t.Fatalf("history %+v; want at most 5 turns, opening with a user turn, ending with the last answer", h)
 	}
 	if newSessions(-1, 5).enabled() {
@@ -278,7 +280,7 @@ func TestSessionsCapTurns(t *testing.T) {
 }
 
 func TestCite(t *testing.T) {
-	srcs := []Source{{N: 1, Path: "/a"}, {N: 2, Path: "/b"}, {N: 3, Path: "/c"}}
+	srcs := []memd.Source{{N: 1, Path: "/a"}, {N: 2, Path: "/b"}, {N: 3, Path: "/c"}}
 	cases := []struct {
 		text string
 		want []int

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/memd-dev/memd"
 )
 
 // citeMarks finds bracketed source numbers: [1], [1, 2], [1; 3], [2-4].
@@ -17,8 +19,8 @@ const maxRangeCite = 10
 // source, in order of first appearance. Numbers that name no source are
 // ignored: the model was told not to write them, and a reader cannot follow
 // them.
-func cite(text string, sources []Source) []Citation {
-	out := []Citation{}
+func cite(text string, sources []memd.Source) []memd.Citation {
+	out := []memd.Citation{}
 	seen := map[int]bool{}
 	add := func(n int) {
 		if n < 1 || n > len(sources) || seen[n] {
@@ -26,7 +28,7 @@ func cite(text string, sources []Source) []Citation {
 		}
 		seen[n] = true
 		src := sources[n-1]
-		out = append(out, Citation{N: n, Path: src.Path, StartLine: src.StartLine, EndLine: src.EndLine,
+		out = append(out, memd.Citation{N: n, Path: src.Path, StartLine: src.StartLine, EndLine: src.EndLine,
 			Heading: src.Heading, ChunkID: src.ChunkID})
 	}
 	for _, m := range citeMarks.FindAllStringSubmatch(text, -1) {

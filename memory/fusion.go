@@ -1,6 +1,10 @@
 package memory
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/memd-dev/memd"
+)
 
 // Fusion says how recall merges its BM25 and vector lists. The zero value
 // of every field means its default.
@@ -71,7 +75,7 @@ type fusedList struct {
 type fused struct {
 	chunk uint64
 	score float64
-	why   []Reason // one per list that holds the chunk, in list order
+	why   []memd.Reason // one per list that holds the chunk, in list order
 }
 
 // fuse merges lists by weighted reciprocal rank: score(c) = Σ weight /
@@ -93,7 +97,7 @@ func fuse(k int, lists ...fusedList) []fused {
 				best[e.chunk] = rank
 			}
 			out[j].score += l.weight / float64(k+rank)
-			out[j].why = append(out[j].why, Reason{List: l.name, Rank: rank, Score: e.score})
+			out[j].why = append(out[j].why, memd.Reason{List: l.name, Rank: rank, Score: e.score})
 			best[e.chunk] = min(best[e.chunk], rank)
 		}
 	}

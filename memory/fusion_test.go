@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/memd-dev/memd"
 )
 
 func TestFuse(t *testing.T) {
@@ -54,7 +56,7 @@ func TestFuseWhy(t *testing.T) {
 	got := fuse(60,
 		fusedList{name: "bm25", weight: 1, entries: []ranked{{7, 3.5}, {8, 1.25}}},
 		fusedList{name: "vector", weight: 1, entries: []ranked{{8, 0.9}}})
-	want := map[uint64][]Reason{
+	want := map[uint64][]memd.Reason{
 		8: {{List: "bm25", Rank: 2, Score: 1.25}, {List: "vector", Rank: 1, Score: 0.9}},
 		7: {{List: "bm25", Rank: 1, Score: 3.5}},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/store"
 )
@@ -61,7 +62,7 @@ func QueryText(info inference.ModelInfo, q string) string {
 // note decoded once over both; a chunk that went between the two is
 // skipped (chunk ids are never reused).
 func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms []string, qtf map[string]int,
-	k int, r RecallRequest, res *RecallResult) error {
+	k int, r memd.RecallRequest, res *memd.RecallResult) error {
 	depth, want := s.fusion.depth(k), s.hitsWanted(k)
 	var vec queryVector
 	embedded := make(chan struct{})
@@ -70,7 +71,7 @@ func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms 
 		vec = embedQuery(ctx, sv.embedder, q)
 	}()
 
-	sc := newScope(r.Filters)
+	sc := newScope(r.Filters, r.PerNote)
 	var scores []scored
 	var bm fusedList
 	err := s.db.View(func(tx *store.Tx) error {
@@ -122,8 +123,8 @@ func topRanked(scores []scored, n int) []ranked {
 
 // fusedHits reads the first want chunks of merged that are in sc into
 // hits, scored by fusion.
-func fusedHits(tx *store.Tx, merged []fused, want int, sc *scope, explain bool) []Hit {
-	hits := make([]Hit, 0, min(want, len(merged)))
+func fusedHits(tx *store.Tx, merged []fused, want int, sc *scope, explain bool) []memd.Hit {
+	hits := make([]memd.Hit, 0, min(want, len(merged)))
 	for _, f := range merged {
 		h, ok := sc.hit(tx, f.chunk, f.score)
 		if !ok {

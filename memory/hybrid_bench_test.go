@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/memory/vector"
 	"github.com/memd-dev/memd/store"
@@ -66,7 +67,7 @@ func hybridBenchService(b *testing.B) *Service {
 // BenchmarkHybridRecall is recall at 100k chunks with BM25 and vectors
 // (hybridBenchService), fused, k=10.
 func BenchmarkHybridRecall(b *testing.B) {
-	benchRecall(b, hybridBenchService(b), Filters{})
+	benchRecall(b, hybridBenchService(b), memd.Filters{})
 }
 
 // BenchmarkHybridRecallFiltered is BenchmarkHybridRecall with the filters

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/inference/llama"
 	"github.com/memd-dev/memd/inference/llama/llamatest"
@@ -127,7 +128,7 @@ func TestHybridRecallLlama(t *testing.T) {
 
 	s := New(Config{DB: db, Indexer: ix, Vectors: vecs})
 	t.Cleanup(func() { s.Close() })
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "river stone bridge", K: 3, Explain: true})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "river stone bridge", K: 3, Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestReembedWhileRecalling(t *testing.T) {
 	go func() {
 		defer close(recallsDone)
 		for ctx.Err() == nil {
-			res, err := s.Recall(context.Background(), RecallRequest{Query: "river stone bridge", K: 2, Explain: true})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "river stone bridge", K: 2, Explain: true})
 			switch {
 			case err != nil:
 				recallErr = err
@@ -318,7 +319,7 @@ func TestReembedWhileRecalling(t *testing.T) {
 	if answered.Load() < 3 || vectorAnswers.Load() != answered.Load() {
 		t.Fatalf("%d recalls answered, %d with the vector list", answered.Load(), vectorAnswers.Load())
 	}
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "river stone bridge", K: 1, Explain: true})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "river stone bridge", K: 1, Explain: true})
 	if err != nil || res.Hits[0].Path != filepath.Join(notes, "target.md") {
 		t.Fatalf("after the switch: %v %v", paths(res.Hits), err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
@@ -134,7 +135,7 @@ func hybridStore(t *testing.T) (*store.DB, *conceptEmbedder) {
 func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	db, e := hybridStore(t)
 	bm := New(Config{DB: db})
-	res, err := bm.Recall(context.Background(), RecallRequest{Query: "automobile"})
+	res, err := bm.Recall(context.Background(), memd.RecallRequest{Query: "automobile"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
-	res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 2, Explain: true})
+	res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 2, Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,19 +177,19 @@ func TestHybridFiltersBothLists(t *testing.T) {
 	defer s.Close()
 	cases := []struct {
 		name string
-		f    Filters
+		f    memd.Filters
 		want []string
 	}{
-		{"tag", Filters{Tags: []string{"home"}}, []string{"/a/cars.md:1"}},
-		{"folder", Filters{Folder: "/b"}, []string{"/b/work.md:11"}},
-		{"prefix", Filters{PathPrefix: "/a/c"}, []string{"/a/cars.md:1"}},
-		{"modified after", Filters{ModifiedAfter: day.AddDate(0, 0, 1)}, []string{"/b/work.md:11"}},
-		{"modified before", Filters{ModifiedBefore: day.AddDate(0, 0, 1)}, []string{"/a/cars.md:1"}},
-		{"nothing", Filters{Folder: "/c"}, nil},
+		{"tag", memd.Filters{Tags: []string{"home"}}, []string{"/a/cars.md:1"}},
+		{"folder", memd.Filters{Folder: "/b"}, []string{"/b/work.md:11"}},
+		{"prefix", memd.Filters{PathPrefix: "/a/c"}, []string{"/a/cars.md:1"}},
+		{"modified after", memd.Filters{ModifiedAfter: day.AddDate(0, 0, 1)}, []string{"/b/work.md:11"}},
+		{"modified before", memd.Filters{ModifiedBefore: day.AddDate(0, 0, 1)}, []string{"/a/cars.md:1"}},
+		{"nothing", memd.Filters{Folder: "/c"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 1, Filters: c.f})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 1, Filters: c.f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +205,7 @@ func TestHybridDegradesOnEmbedError(t *testing.T) {
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
 	e.fail(errors.New("decode failed"))
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", Explain: true})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestHybridStopWordsOnly(t *testing.T) {
 	db, e := hybridStore(t)
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "the", K: 3})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "the", K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestRerank(t *testing.T) {
 	rr := &fixedReranker{word: "tyres"}
 	s := New(Config{DB: db, Embedder: e, Reranker: rr, Fusion: Fusion{RerankDepth: 2}})
 	defer s.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 3, Explain: true})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 3, Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestRerank(t *testing.T) {
 	}
 
 	rr.err = errors.New("reranker broke")
-	res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile", K: 2})
+	res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestRerank(t *testing.T) {
 }
 
 func TestRerankTail(t *testing.T) {
-	hits := []Hit{{ChunkID: 1, Text: "a"}, {ChunkID: 2, Text: "tyres"}, {ChunkID: 3, Text: "b"}, {ChunkID: 4, Text: "c"}}
+	hits := []memd.Hit{{ChunkID: 1, Text: "a"}, {ChunkID: 2, Text: "tyres"}, {ChunkID: 3, Text: "b"}, {ChunkID: 4, Text: "c"}}
 	if err := rerank(context.Background(), &fixedReranker{word: "tyres"}, "q", hits, 2, false); err != nil {
 		t.Fatal(err)
 	}
@@ -321,17 +322,17 @@ func TestRerankTail(t *testing.T) {
 // long way: the chunks in scope found by reading every chunk's note, the
 // BM25 list by a full sort, the vector list by the index over those
 // chunks alone, fused, and the first k read.
-func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f Filters, k int) []Hit {
+func hybridWant(t *testing.T, s *Service, e *conceptEmbedder, q string, f memd.Filters, k int) []memd.Hit {
 	t.Helper()
 	sv, _ := s.vectors.searchable()
 	depth := s.fusion.depth(k)
-	hits := []Hit{}
+	hits := []memd.Hit{}
 	terms, qtf := queryTerms(q)
 	err := s.db.View(func(tx *store.Tx) error {
 		in := map[uint64]bool{}
 		err := tx.ForEachChunk(func(c *store.Chunk) error {
 			n, err := tx.Note(c.Path)
-			in[c.ID] = err == nil && f.matchNote(n)
+			in[c.ID] = err == nil && matchNote(f, n)
 			return err
 		})
 		if err != nil {
@@ -383,7 +384,7 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 	embedStore(t, db, e)
 	s := New(Config{DB: db, Embedder: e})
 	defer s.Close()
-	each := func(check func(name, q string, f Filters, k int)) {
+	each := func(check func(name, q string, f memd.Filters, k int)) {
 		for _, c := range storeFilters {
 			for _, q := range filterQueries {
 				for _, k := range []int{1, 10, 100} {
@@ -393,9 +394,9 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 		}
 	}
 	t.Run("fused", func(t *testing.T) {
-		each(func(name, q string, f Filters, k int) {
+		each(func(name, q string, f memd.Filters, k int) {
 			want := hybridWant(t, s, e, q, f, k)
-			res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: f, Explain: true})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: k, Filters: f, Explain: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -408,10 +409,10 @@ func TestHybridFilteredMatchesOracle(t *testing.T) {
 		e.fail(errors.New("decode failed"))
 		defer e.fail(nil)
 		warn := []string{"the query could not be embedded (decode failed); recall is BM25 alone"}
-		each(func(name, q string, f Filters, k int) {
+		each(func(name, q string, f memd.Filters, k int) {
 			for _, explain := range []bool{false, true} {
 				want, _ := bm25Want(t, db, q, f, k, explain)
-				res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: f, Explain: explain})
+				res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: k, Filters: f, Explain: explain})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,33 +7,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
-// maxQueryBytes bounds a query; longer text is not a query but a document.
-const maxQueryBytes = 8 << 10
-
 // Recall returns the chunks that best answer r.Query, best first.
-func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, error) {
+func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
 	start := time.Now()
-	q := strings.TrimSpace(r.Query)
-	switch {
-	case q == "":
-		return RecallResult{}, fmt.Errorf("%w: the query is empty; pass the words to look for", ErrBadRequest)
-	case len(q) > maxQueryBytes:
-		return RecallResult{}, fmt.Errorf("%w: the query is %d bytes, over the %d-byte limit", ErrBadRequest, len(q), maxQueryBytes)
-	case r.K < 0 || r.K > MaxK:
-		return RecallResult{}, fmt.Errorf("%w: k must be between 1 and %d", ErrBadRequest, MaxK)
+	if err := r.Validate(); err != nil {
+		return memd.RecallResult{}, err
 	}
+	q := strings.TrimSpace(r.Query)
 	k := r.K
 	if k == 0 {
-		k = DefaultK
+		k = memd.DefaultK
 	}
 	if err := ctx.Err(); err != nil {
-		return RecallResult{}, err
+		return memd.RecallResult{}, err
 	}
 	terms, qtf := queryTerms(q)
-	res := RecallResult{Hits: []Hit{}}
+	res := memd.RecallResult{Hits: []memd.Hit{}}
 	sv, warn := s.vectors.acquire()
 	if sv != nil {
 		defer sv.release()
@@ -53,17 +46,17 @@ func (s *Service) Recall(ctx context.Context, r RecallRequest) (RecallResult, er
 			if err != nil {
 				return err
 			}
-			res.Hits = bm25Hits(tx, ranked, s.hitsWanted(k), newScope(r.Filters), r.Explain)
+			res.Hits = bm25Hits(tx, ranked, s.hitsWanted(k), newScope(r.Filters, r.PerNote), r.Explain)
 			return nil
 		})
 	}
 	if err != nil {
-		return RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
+		return memd.RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
 	}
 	if s.reranker != nil && len(res.Hits) > 0 {
 		if err := rerank(ctx, s.reranker, q, res.Hits, max(k, s.fusion.RerankDepth), r.Explain); err != nil {
 			if ctx.Err() != nil {
-				return RecallResult{}, ctx.Err()
+				return memd.RecallResult{}, ctx.Err()
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("reranking failed (%v); hits are in fused order", err))
 		}
@@ -86,8 +79,8 @@ func (s *Service) hitsWanted(k int) int {
 // by BM25. It sorts only as deep as the filters make it go: when they
 // reject too many, it goes on below the last chunk it read, so no chunk is
 // read twice. ranked is consumed: its contents are overwritten.
-func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []Hit {
-	hits := make([]Hit, 0, min(n, len(ranked)))
+func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []memd.Hit {
+	hits := make([]memd.Hit, 0, min(n, len(ranked)))
 	rest := ranked
 	for step := 4*n + 50; len(rest) > 0; step *= 4 {
 		batch := topScored(rest, min(step, len(rest)))
@@ -97,7 +90,7 @@ func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []H
 				continue
 			}
 			if explain {
-				h.Why = []Reason{{List: "bm25", Rank: len(hits) + 1, Score: x.score}}
+				h.Why = []memd.Reason{{List: "bm25", Rank: len(hits) + 1, Score: x.score}}
 			}
 			hits = append(hits, h)
 			if len(hits) == n {
@@ -115,7 +108,7 @@ func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []H
 
 // hitOf is chunk c as a hit; its summary is the note's, noteSummary, when
 // it has none of its own.
-func hitOf(c *store.Chunk, noteSummary string, score float64) Hit {
+func hitOf(c *store.Chunk, noteSummary string, score float64) memd.Hit {
 	summary := c.Summary
 	if summary == "" {
 		summary = noteSummary
@@ -124,7 +117,7 @@ func hitOf(c *store.Chunk, noteSummary string, score float64) Hit {
 	if heading == nil {
 		heading = []string{}
 	}
-	return Hit{
+	return memd.Hit{
 		Folder: c.Folder, Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
 		Heading: heading, Title: c.Title, Text: c.Text, Summary: summary,
 		Score: score, ChunkID: c.ID,

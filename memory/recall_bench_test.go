@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/store/lexical"
 )
@@ -104,13 +105,13 @@ func termFreqs(text string) []store.TermFreq {
 
 // benchRecall asks 3-word queries (words of rank 20-2000: neither stop-word
 // common nor absent) with filters f and reports p50 and p99 latency.
-func benchRecall(b *testing.B, s *Service, f Filters) {
+func benchRecall(b *testing.B, s *Service, f memd.Filters) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var lat []time.Duration
 	for b.Loop() {
 		q := syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980))
 		t0 := time.Now()
-		res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: 10, Filters: f})
+		res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: 10, Filters: f})
 		if err != nil || len(res.Warnings) > 0 {
 			b.Fatal(err, res.Warnings)
 		}
@@ -122,10 +123,10 @@ func benchRecall(b *testing.B, s *Service, f Filters) {
 }
 
 func BenchmarkRecall10k(b *testing.B) {
-	benchRecall(b, New(Config{DB: benchStore(b, 10_000)}), Filters{})
+	benchRecall(b, New(Config{DB: benchStore(b, 10_000)}), memd.Filters{})
 }
 func BenchmarkRecall100k(b *testing.B) {
-	benchRecall(b, New(Config{DB: benchStore(b, 100_000)}), Filters{})
+	benchRecall(b, New(Config{DB: benchStore(b, 100_000)}), memd.Filters{})
 }
 
 // benchFilters narrow the bench store of 100k chunks (25,000 notes of 4
@@ -133,11 +134,11 @@ func BenchmarkRecall100k(b *testing.B) {
 // and a hundredth: the narrower, the deeper BM25 must go for k hits.
 var benchFilters = []struct {
 	name string
-	f    Filters
+	f    memd.Filters
 }{
-	{"folder-all", Filters{Folder: "/bench"}},
-	{"prefix-10pct", Filters{PathPrefix: "/bench/000"}},
-	{"prefix-1pct", Filters{PathPrefix: "/bench/0001"}},
+	{"folder-all", memd.Filters{Folder: "/bench"}},
+	{"prefix-10pct", memd.Filters{PathPrefix: "/bench/000"}},
+	{"prefix-1pct", memd.Filters{PathPrefix: "/bench/0001"}},
 }
 
 // BenchmarkRecallFiltered100k is BenchmarkRecall100k with filters.

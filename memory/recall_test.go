@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -60,7 +61,7 @@ func storeWith(t testing.TB, notes ...testNote) *store.DB {
 	return db
 }
 
-func paths(hits []Hit) []string {
+func paths(hits []memd.Hit) []string {
 	var out []string
 	for _, h := range hits {
 		out = append(out, fmt.Sprintf("%s:%d", h.Path, h.StartLine))
@@ -85,7 +86,7 @@ func sampleStore(t testing.TB) *Service {
 
 func TestRecallRanksByBM25(t *testing.T) {
 	s := sampleStore(t)
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "watering tomatoes", K: 5})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "watering tomatoes", K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,18 +104,18 @@ func TestRecallFilters(t *testing.T) {
 	s := sampleStore(t)
 	cases := []struct {
 		name string
-		f    Filters
+		f    memd.Filters
 		want []string
 	}{
-		{"tag", Filters{Tags: []string{"#work"}}, []string{"/a/work.md:11"}},
-		{"path prefix", Filters{PathPrefix: "/a/garden"}, []string{"/a/garden.md:1"}},
-		{"folder", Filters{Folder: "/b"}, nil},
-		{"modified after", Filters{ModifiedAfter: day.AddDate(0, 0, 1)}, []string{"/a/work.md:11"}},
-		{"modified before", Filters{ModifiedBefore: day.AddDate(0, 0, 1)}, []string{"/a/garden.md:1"}},
+		{"tag", memd.Filters{Tags: []string{"#work"}}, []string{"/a/work.md:11"}},
+		{"path prefix", memd.Filters{PathPrefix: "/a/garden"}, []string{"/a/garden.md:1"}},
+		{"folder", memd.Filters{Folder: "/b"}, nil},
+		{"modified after", memd.Filters{ModifiedAfter: day.AddDate(0, 0, 1)}, []string{"/a/work.md:11"}},
+		{"modified before", memd.Filters{ModifiedBefore: day.AddDate(0, 0, 1)}, []string{"/a/garden.md:1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := s.Recall(context.Background(), RecallRequest{Query: "watering", Filters: c.f})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "watering", Filters: c.f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +128,7 @@ func TestRecallFilters(t *testing.T) {
 
 func TestRecallCJK(t *testing.T) {
 	s := sampleStore(t)
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "北京"})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "北京"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +139,12 @@ func TestRecallCJK(t *testing.T) {
 
 func TestRecallRejectsBadRequests(t *testing.T) {
 	s := sampleStore(t)
-	for _, r := range []RecallRequest{{Query: "  "}, {Query: "x", K: -1}, {Query: "x", K: MaxK + 1}} {
-		if _, err := s.Recall(context.Background(), r); !errors.Is(err, ErrBadRequest) {
+	for _, r := range []memd.RecallRequest{{Query: "  "}, {Query: "x", K: -1}, {Query: "x", K: memd.MaxK + 1}} {
+		if _, err := s.Recall(context.Background(), r); !errors.Is(err, memd.ErrBadRequest) {
 			t.Errorf("Recall(%+v) error %v, want ErrBadRequest", r, err)
 		}
 	}
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "the and of"})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "the and of"})
 	if err != nil || len(res.Hits) != 0 || len(res.Warnings) == 0 {
 		t.Errorf("stop-word query: %+v, %v; want no hits and a warning", res, err)
 	}
@@ -216,28 +217,28 @@ var filterQueries = []string{"automobile report", "tomato garden quarterly", "be
 
 var storeFilters = []struct {
 	name string
-	f    Filters
+	f    memd.Filters
 }{
-	{"none", Filters{}},
-	{"folder", Filters{Folder: "/y"}},
-	{"deep folder", Filters{Folder: "/z/"}},
-	{"prefix", Filters{PathPrefix: "/x/n1"}},
-	{"prefix in folder", Filters{Folder: "/x", PathPrefix: "/x/n1"}},
-	{"prefix around folder", Filters{Folder: "/y", PathPrefix: "/"}},
-	{"prefix outside folder", Filters{Folder: "/y", PathPrefix: "/x/"}},
-	{"tag", Filters{Tags: []string{"#home"}}},
-	{"tag and folder", Filters{Folder: "/z", Tags: []string{"home"}}},
-	{"modified", Filters{ModifiedAfter: day.AddDate(0, 0, 50), ModifiedBefore: day.AddDate(0, 0, 55)}},
-	{"nothing", Filters{Folder: "/w"}},
+	{"none", memd.Filters{}},
+	{"folder", memd.Filters{Folder: "/y"}},
+	{"deep folder", memd.Filters{Folder: "/z/"}},
+	{"prefix", memd.Filters{PathPrefix: "/x/n1"}},
+	{"prefix in folder", memd.Filters{Folder: "/x", PathPrefix: "/x/n1"}},
+	{"prefix around folder", memd.Filters{Folder: "/y", PathPrefix: "/"}},
+	{"prefix outside folder", memd.Filters{Folder: "/y", PathPrefix: "/x/"}},
+	{"tag", memd.Filters{Tags: []string{"#home"}}},
+	{"tag and folder", memd.Filters{Folder: "/z", Tags: []string{"home"}}},
+	{"modified", memd.Filters{ModifiedAfter: day.AddDate(0, 0, 50), ModifiedBefore: day.AddDate(0, 0, 55)}},
+	{"nothing", memd.Filters{Folder: "/w"}},
 }
 
 // bm25Want is what a BM25 recall of n hits answers, worked out the long
 // way: every scored chunk sorted, then read with its note in that order
 // and kept when the note passes f. deepest is the position in the sorted
 // list of the last chunk kept.
-func bm25Want(t *testing.T, db *store.DB, q string, f Filters, n int, explain bool) (hits []Hit, deepest int) {
+func bm25Want(t *testing.T, db *store.DB, q string, f memd.Filters, n int, explain bool) (hits []memd.Hit, deepest int) {
 	t.Helper()
-	hits = []Hit{}
+	hits = []memd.Hit{}
 	terms, qtf := queryTerms(q)
 	err := db.View(func(tx *store.Tx) error {
 		scores, err := DefaultBM25.rank(tx, terms, qtf)
@@ -254,12 +255,12 @@ func bm25Want(t *testing.T, db *store.DB, q string, f Filters, n int, explain bo
 			if err != nil {
 				return err
 			}
-			if !f.matchNote(note) {
+			if !matchNote(f, note) {
 				continue
 			}
 			h := hitOf(c, note.Summary, sc.score)
 			if explain {
-				h.Why = []Reason{{List: "bm25", Rank: len(hits) + 1, Score: sc.score}}
+				h.Why = []memd.Reason{{List: "bm25", Rank: len(hits) + 1, Score: sc.score}}
 			}
 			hits, deepest = append(hits, h), i+1
 			if len(hits) == n {
@@ -285,7 +286,7 @@ func TestRecallFilteredMatchesFullSort(t *testing.T) {
 				if deepest > 4*k+50 {
 					deepened++
 				}
-				res, err := s.Recall(context.Background(), RecallRequest{Query: q, K: k, Filters: c.f, Explain: true})
+				res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: k, Filters: c.f, Explain: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -315,16 +316,16 @@ func TestBM25Deepens(t *testing.T) {
 	s := New(Config{DB: storeWith(t, notes...)})
 	cases := []struct {
 		k    int
-		f    Filters
+		f    memd.Filters
 		want []string
 	}{
-		{3, Filters{Folder: "/y"}, []string{"/y/1.md:1", "/y/2.md:1", "/y/3.md:1"}},
-		{10, Filters{Folder: "/y"}, []string{"/y/1.md:1", "/y/2.md:1", "/y/3.md:1", "/y/4.md:1", "/y/5.md:1"}},
-		{2, Filters{PathPrefix: "/y/4"}, []string{"/y/4.md:1"}},
-		{2, Filters{PathPrefix: "/x/39"}, []string{"/x/390.md:1", "/x/391.md:1"}},
+		{3, memd.Filters{Folder: "/y"}, []string{"/y/1.md:1", "/y/2.md:1", "/y/3.md:1"}},
+		{10, memd.Filters{Folder: "/y"}, []string{"/y/1.md:1", "/y/2.md:1", "/y/3.md:1", "/y/4.md:1", "/y/5.md:1"}},
+		{2, memd.Filters{PathPrefix: "/y/4"}, []string{"/y/4.md:1"}},
+		{2, memd.Filters{PathPrefix: "/x/39"}, []string{"/x/390.md:1", "/x/391.md:1"}},
 	}
 	for _, c := range cases {
-		res, err := s.Recall(context.Background(), RecallRequest{Query: "tyre", K: c.k, Filters: c.f, Explain: true})
+		res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "tyre", K: c.k, Filters: c.f, Explain: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +333,7 @@ func TestBM25Deepens(t *testing.T) {
 			t.Errorf("k=%d %+v: got %v, want %v", c.k, c.f, got, c.want)
 		}
 		for i, h := range res.Hits {
-			if len(h.Why) != 1 || h.Why[0] != (Reason{List: "bm25", Rank: i + 1, Score: h.Score}) {
+			if len(h.Why) != 1 || h.Why[0] != (memd.Reason{List: "bm25", Rank: i + 1, Score: h.Score}) {
 				t.Errorf("k=%d %+v: hit %d why %+v score %v", c.k, c.f, i, h.Why, h.Score)
 			}
 		}

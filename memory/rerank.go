@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/memd-dev/memd"
 )
 
 // Reranker scores how well each text answers query, higher better: a
@@ -23,7 +25,7 @@ const maxRerank = 100
 // Hits past n keep their order, with scores moved below the reranked ones
 // so Score still falls down the list. A reranker error leaves hits as
 // they were and returns it.
-func rerank(ctx context.Context, r Reranker, query string, hits []Hit, depth int, explain bool) error {
+func rerank(ctx context.Context, r Reranker, query string, hits []memd.Hit, depth int, explain bool) error {
 	n := min(len(hits), max(depth, 0), maxRerank)
 	if n == 0 {
 		return nil
@@ -52,12 +54,12 @@ func rerank(ctx context.Context, r Reranker, query string, hits []Hit, depth int
 		}
 		return 0
 	})
-	head := make([]Hit, n)
+	head := make([]memd.Hit, n)
 	for rank, i := range order {
 		h := hits[i]
 		h.Score = scores[i]
 		if explain {
-			h.Why = append(h.Why, Reason{List: "rerank", Rank: rank + 1, Score: scores[i]})
+			h.Why = append(h.Why, memd.Reason{List: "rerank", Rank: rank + 1, Score: scores[i]})
 		}
 		head[rank] = h
 	}
@@ -73,7 +75,7 @@ func rerank(ctx context.Context, r Reranker, query string, hits []Hit, depth int
 
 // rerankText is what the reranker reads of a hit: its title and heading
 // path give the text its context, as in the embedder's document format.
-func rerankText(h Hit) string {
+func rerankText(h memd.Hit) string {
 	t := h.Text
 	if len(h.Heading) > 0 {
 		t = strings.Join(h.Heading, " > ") + "\n" + t

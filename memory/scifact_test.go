@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/memory/vector"
 	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/store/lexical"
@@ -65,7 +66,7 @@ func TestSciFactNoiseFusion(t *testing.T) {
 		}
 		w := bufio.NewWriter(f)
 		for _, q := range queries {
-			res, err := s.Recall(context.Background(), RecallRequest{Query: q.Text, K: 100})
+			res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q.Text, K: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

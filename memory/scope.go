@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -11,8 +12,8 @@ import (
 // the notes that pass its filters. It lives for one recall (one or two read
 // transactions) and decodes each note it is asked about once.
 type scope struct {
-	filters Filters
-	prefix  string                 // filters.pathPrefix()
+	filters memd.Filters
+	prefix  string                 // pathPrefix(filters)
 	notes   map[string]*store.Note // read so far; nil for a note that is gone
 	// chunks, once readNotes has run with filters, is every chunk in
 	// scope, and summaries the summary of each of their notes that has one
@@ -20,10 +21,17 @@ type scope struct {
 	// path, then its note, is read to tell.
 	chunks    map[uint64]struct{}
 	summaries map[string]string
+	// hitNotes, with one hit per note asked for, holds the notes that have
+	// their hit; nil when every chunk may be a hit.
+	hitNotes map[string]bool
 }
 
-func newScope(f Filters) *scope {
-	return &scope{filters: f, prefix: f.pathPrefix(), notes: map[string]*store.Note{}}
+func newScope(f memd.Filters, perNote bool) *scope {
+	sc := &scope{filters: f, prefix: pathPrefix(f), notes: map[string]*store.Note{}}
+	if perNote {
+		sc.hitNotes = map[string]bool{}
+	}
+	return sc
 }
 
 // readNotes reads up front the notes the filters may pass and keeps the
@@ -32,12 +40,12 @@ func newScope(f Filters) *scope {
 // reads nothing, since every chunk is in scope.
 func (sc *scope) readNotes(tx *store.Tx) error {
 	f := sc.filters
-	if f.isZero() {
+	if noFilters(f) {
 		return nil
 	}
 	sc.chunks, sc.summaries = map[uint64]struct{}{}, map[string]string{}
 	return tx.ForEachNote(sc.prefix, func(n *store.Note) error {
-		if !f.matchNote(n) {
+		if !matchNote(f, n) {
 			return nil
 		}
 		for _, id := range n.Chunks {
@@ -69,25 +77,39 @@ func (sc *scope) keep(scores []scored) []scored {
 }
 
 // hit reads chunk id as a hit scored score, if the chunk and its note
-// exist and are in scope.
-func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (Hit, bool) {
+// exist and are in scope and, with one hit per note, its note has none yet:
+// callers ask best chunk first, so a note's hit is its best chunk.
+func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (memd.Hit, bool) {
+	h, ok := sc.chunkHit(tx, id, score)
+	if !ok || sc.hitNotes == nil {
+		return h, ok
+	}
+	if sc.hitNotes[h.Path] {
+		return memd.Hit{}, false
+	}
+	sc.hitNotes[h.Path] = true
+	return h, true
+}
+
+// chunkHit is hit without the one-per-note rule.
+func (sc *scope) chunkHit(tx *store.Tx, id uint64, score float64) (memd.Hit, bool) {
 	if sc.chunks != nil {
 		if _, ok := sc.chunks[id]; !ok {
-			return Hit{}, false
+			return memd.Hit{}, false
 		}
-	} else if !sc.filters.isZero() && !sc.notePasses(tx, id) {
-		return Hit{}, false
+	} else if !noFilters(sc.filters) && !sc.notePasses(tx, id) {
+		return memd.Hit{}, false
 	}
 	c, err := tx.Chunk(id)
 	if err != nil {
-		return Hit{}, false // a vector of a chunk this snapshot does not hold
+		return memd.Hit{}, false // a vector of a chunk this snapshot does not hold
 	}
 	if sc.chunks != nil {
 		return hitOf(c, sc.summaries[c.Path], score), true
 	}
 	n := sc.note(tx, c.Path)
 	if n == nil {
-		return Hit{}, false
+		return memd.Hit{}, false
 	}
 	return hitOf(c, n.Summary, score), true
 }
@@ -101,7 +123,7 @@ func (sc *scope) notePasses(tx *store.Tx, id uint64) bool {
 		return false
 	}
 	n := sc.note(tx, path)
-	return n != nil && sc.filters.matchNote(n)
+	return n != nil && matchNote(sc.filters, n)
 }
 
 // note is the note at path, nil when it is gone or unreadable.
@@ -114,14 +136,15 @@ func (sc *scope) note(tx *store.Tx, path string) *store.Note {
 	return n
 }
 
-func (f Filters) isZero() bool {
+// noFilters reports whether f passes every chunk.
+func noFilters(f memd.Filters) bool {
 	return f.Folder == "" && f.PathPrefix == "" && len(f.Tags) == 0 && f.ModifiedAfter.IsZero() && f.ModifiedBefore.IsZero()
 }
 
 // pathPrefix is what the path of every note f passes starts with: its path
 // prefix when that lies in its folder, else its folder's (a note lives
 // under its folder).
-func (f Filters) pathPrefix() string {
+func pathPrefix(f memd.Filters) string {
 	prefix := f.PathPrefix
 	if folder := strings.TrimRight(f.Folder, "/"); folder != "" && !strings.HasPrefix(prefix, folder+"/") {
 		prefix = folder + "/"
@@ -131,7 +154,7 @@ func (f Filters) pathPrefix() string {
 
 // matchNote reports whether note n passes f; its chunks share its folder
 // and path.
-func (f Filters) matchNote(n *store.Note) bool {
+func matchNote(f memd.Filters, n *store.Note) bool {
 	if f.Folder != "" && n.Folder != strings.TrimRight(f.Folder, "/") {
 		return false
 	}
@@ -139,7 +162,7 @@ func (f Filters) matchNote(n *store.Note) bool {
 		return false
 	}
 	for _, t := range f.Tags {
-		if !slices.Contains(n.Tags, strings.ToLower(strings.TrimPrefix(t, "#"))) {
+		if !hasTag(n.Tags, t) {
 			return false
 		}
 	}
@@ -150,4 +173,14 @@ func (f Filters) matchNote(n *store.Note) bool {
 		return false
 	}
 	return true
+}
+
+// hasTag reports whether tags hold tag or a tag under it in the tag tree:
+// "garden" is on a note tagged "garden/bees". tag is taken as a person
+// writes it: any case, with or without '#', with or without a final '/'.
+func hasTag(tags []string, tag string) bool {
+	tag = strings.TrimSuffix(strings.ToLower(strings.TrimPrefix(tag, "#")), "/")
+	return slices.ContainsFunc(tags, func(t string) bool {
+		return t == tag || strings.HasPrefix(t, tag) && strings.HasPrefix(t[len(tag):], "/")
+	})
 }

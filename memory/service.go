@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
 )
@@ -18,7 +19,7 @@ type Indexer interface {
 	RemoveFolder(ctx context.Context, path string) error
 	Reindex(ctx context.Context, path string) (int, error)
 	Forget(ctx context.Context, path string) error
-	Subscribe(ctx context.Context) <-chan pipeline.Event
+	Subscribe(ctx context.Context) <-chan memd.Event
 	Folders() []pipeline.FolderState
 	WaitIdle(ctx context.Context) error
 	IndexedSinceStart() int64
@@ -50,7 +51,7 @@ type Config struct {
 	// DefaultFusion's values.
 	Fusion Fusion
 	// Models describes the daemon's model roles for Status.
-	Models []ModelStatus
+	Models []memd.ModelStatus
 	// Generator answers Chat; nil means chat answers ErrUnavailable.
 	Generator Generator
 	Chat      ChatOptions
@@ -70,7 +71,7 @@ type Service struct {
 	ownsVectors bool
 	reranker    Reranker
 	fusion      Fusion
-	models      []ModelStatus
+	models      []memd.ModelStatus
 	gen         Generator
 	chat        *chatState
 }
@@ -101,9 +102,9 @@ func (s *Service) Close() error {
 }
 
 // Status reports what the store holds and what the indexer is doing.
-func (s *Service) Status(ctx context.Context) (Status, error) {
-	st := Status{Version: s.version, PID: os.Getpid(), Started: s.started, DataDir: s.dataDir,
-		Folders: []FolderStatus{}, Models: []ModelStatus{}}
+func (s *Service) Status(ctx context.Context) (memd.Status, error) {
+	st := memd.Status{Version: s.version, PID: os.Getpid(), Started: s.started, DataDir: s.dataDir,
+		Folders: []memd.FolderStatus{}, Models: []memd.ModelStatus{}}
 	folders, err := s.Folders(ctx)
 	if err != nil {
 		return st, err
@@ -128,12 +129,12 @@ func (s *Service) Status(ctx context.Context) (Status, error) {
 }
 
 // Folders lists the registered folders with their note counts and watch state.
-func (s *Service) Folders(ctx context.Context) ([]FolderStatus, error) {
+func (s *Service) Folders(ctx context.Context) ([]memd.FolderStatus, error) {
 	states := map[string]pipeline.FolderState{}
 	for _, f := range s.ix.Folders() {
 		states[f.Path] = f
 	}
-	out := []FolderStatus{}
+	out := []memd.FolderStatus{}
 	err := s.db.View(func(tx *store.Tx) error {
 		folders, err := tx.Folders()
 		if err != nil {
@@ -141,7 +142,7 @@ func (s *Service) Folders(ctx context.Context) ([]FolderStatus, error) {
 		}
 		for _, f := range folders {
 			st := states[f.Path]
-			out = append(out, FolderStatus{Path: f.Path, Added: f.Added,
+			out = append(out, memd.FolderStatus{Path: f.Path, Added: f.Added,
 				Notes: tx.CountNotes(f.Path + string(filepath.Separator)), Watching: st.Watching, Error: st.Error})
 		}
 		return nil
@@ -150,12 +151,12 @@ func (s *Service) Folders(ctx context.Context) ([]FolderStatus, error) {
 }
 
 // AddFolder registers a folder and starts indexing it.
-func (s *Service) AddFolder(ctx context.Context, path string) (FolderStatus, error) {
+func (s *Service) AddFolder(ctx context.Context, path string) (memd.FolderStatus, error) {
 	f, err := s.ix.AddFolder(ctx, path)
 	if err != nil {
-		return FolderStatus{}, classify(err)
+		return memd.FolderStatus{}, classify(err)
 	}
-	return FolderStatus{Path: f.Path, Added: f.Added}, nil
+	return memd.FolderStatus{Path: f.Path, Added: f.Added}, nil
 }
 
 // RemoveFolder stops watching a folder and forgets its notes.
@@ -178,15 +179,15 @@ func (s *Service) Forget(ctx context.Context, path string) error {
 func (s *Service) WaitIdle(ctx context.Context) error { return s.ix.WaitIdle(ctx) }
 
 // Note returns one indexed note with its chunks.
-func (s *Service) Note(ctx context.Context, path string) (NoteDetail, error) {
-	var d NoteDetail
+func (s *Service) Note(ctx context.Context, path string) (memd.NoteDetail, error) {
+	var d memd.NoteDetail
 	err := s.db.View(func(tx *store.Tx) error {
 		n, err := tx.Note(path)
 		if err != nil {
 			return err
 		}
-		d = NoteDetail{Folder: n.Folder, Path: n.Path, Title: n.Title, Size: n.Size, ModTime: n.ModTime,
-			Hash: n.Hash, Tags: n.Tags, Links: n.Links, Summary: n.Summary, Chunker: n.Chunker, Chunks: []Hit{}}
+		d = memd.NoteDetail{Folder: n.Folder, Path: n.Path, Title: n.Title, Size: n.Size, ModTime: n.ModTime,
+			Hash: n.Hash, Tags: n.Tags, Links: n.Links, Summary: n.Summary, Chunker: n.Chunker, Chunks: []memd.Hit{}}
 		for _, id := range n.Chunks {
 			c, err := tx.Chunk(id)
 			if err != nil {
@@ -201,30 +202,15 @@ func (s *Service) Note(ctx context.Context, path string) (NoteDetail, error) {
 
 // Subscribe streams index events until ctx ends; a subscriber that falls
 // behind loses events rather than slowing indexing.
-func (s *Service) Subscribe(ctx context.Context) <-chan Event {
-	in := s.ix.Subscribe(ctx)
-	out := make(chan Event, 16)
-	go func() {
-		defer close(out)
-		for ev := range in {
-			select {
-			case out <- Event{Type: string(ev.Type), Path: ev.Path, Folder: ev.Folder, Chunks: ev.Chunks,
-				Reason: ev.Reason, Pending: ev.Pending, Notes: ev.Notes, At: ev.At}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
-}
+func (s *Service) Subscribe(ctx context.Context) <-chan memd.Event { return s.ix.Subscribe(ctx) }
 
 // Skips lists files that were not indexed and why.
-func (s *Service) Skips(ctx context.Context) ([]Skip, error) {
-	out := []Skip{}
+func (s *Service) Skips(ctx context.Context) ([]memd.Skip, error) {
+	out := []memd.Skip{}
 	err := s.db.View(func(tx *store.Tx) error {
 		skips, err := tx.Skips()
 		for _, k := range skips {
-			out = append(out, Skip{Path: k.Path, Reason: k.Reason, At: k.At})
+			out = append(out, memd.Skip{Path: k.Path, Reason: k.Reason, At: k.At})
 		}
 		return err
 	})
@@ -238,11 +224,11 @@ func classify(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("%w: %w", ErrNotFound, err)
+		return fmt.Errorf("%w: %w", memd.ErrNotFound, err)
 	case errors.Is(err, pipeline.ErrUnknownFolder):
-		return fmt.Errorf("%w: %w", ErrUnknownFolder, err)
+		return fmt.Errorf("%w: %w", memd.ErrUnknownFolder, err)
 	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir):
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", memd.ErrBadRequest, err)
 	}
 	return err
 }

@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"slices"
 	"sync"
+
+	"github.com/memd-dev/memd"
 )
 
 // sessions keeps conversations in the daemon by id, so a client can send
@@ -20,7 +22,7 @@ type sessions struct {
 
 type session struct {
 	id    string
-	turns []Message
+	turns []memd.Message
 }
 
 // newSessions returns a store of max sessions; max < 0 gives nil (off).
@@ -34,7 +36,7 @@ func newSessions(max, perSession int) *sessions {
 func (s *sessions) enabled() bool { return s != nil }
 
 // history returns a copy of the session's turns; none for an unknown id.
-func (s *sessions) history(id string) []Message {
+func (s *sessions) history(id string) []memd.Message {
 	if s == nil || id == "" {
 		return nil
 	}
@@ -49,7 +51,7 @@ func (s *sessions) history(id string) []Message {
 }
 
 // record appends a finished exchange to the session, creating it.
-func (s *sessions) record(id string, turns []Message, answer Message) {
+func (s *sessions) record(id string, turns []memd.Message, answer memd.Message) {
 	if s == nil || id == "" {
 		return
 	}
@@ -73,7 +75,7 @@ func (s *sessions) record(id string, turns []Message, answer Message) {
 	if over := len(ss.turns) - s.perSession; over > 0 {
 		cut := over
 		// Keep the history opening with a user turn, as templates expect.
-		for cut < len(ss.turns) && ss.turns[cut].Role != RoleUser {
+		for cut < len(ss.turns) && ss.turns[cut].Role != memd.RoleUser {
 			cut++
 		}
 		ss.turns = slices.Clone(ss.turns[cut:])

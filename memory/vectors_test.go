@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -173,7 +174,7 @@ func TestVectorsReembedPreviousGone(t *testing.T) {
 	open := func(string) (QueryEmbedder, error) { t.Fatal("opened a missing file"); return nil, nil }
 	s := New(Config{DB: db, Vectors: NewVectors(db, VectorsConfig{Embedder: b, OpenEmbedder: open})})
 	defer s.vectors.Close()
-	res, err := s.Recall(context.Background(), RecallRequest{Query: "automobile"})
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestVectorsReembedPreviousGone(t *testing.T) {
 	if err := s.vectors.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if res, err = s.Recall(context.Background(), RecallRequest{Query: "automobile"}); err != nil {
+	if res, err = s.Recall(context.Background(), memd.RecallRequest{Query: "automobile"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Warnings) != 0 {

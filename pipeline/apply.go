@@ -4,12 +4,13 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
 // apply writes one outcome in tx, finishes its job (or queues it again)
 // and returns the events to send once tx commits.
-func apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, error) {
+func apply(tx *store.Tx, o *outcome, eff *txEffects) ([]memd.Event, error) {
 	o.retried, o.indexed = false, false
 	if _, err := tx.Folder(o.job.Folder); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -18,7 +19,7 @@ func apply(tx *store.Tx, o *outcome, eff *txEffects) ([]Event, error) {
 		return nil, err
 	}
 	w := noteWrite{tx: tx, o: o, eff: eff, now: time.Now().UTC()}
-	var evs []Event
+	var evs []memd.Event
 	var err error
 	switch o.kind {
 	case outDone:
@@ -49,39 +50,39 @@ type noteWrite struct {
 	now time.Time
 }
 
-func (w noteWrite) event(t EventType) Event {
-	return Event{Type: t, Path: w.o.job.Path, Folder: w.o.job.Folder, Reason: w.o.reason, At: w.now}
+func (w noteWrite) event(t string) memd.Event {
+	return memd.Event{Type: t, Path: w.o.job.Path, Folder: w.o.job.Folder, Reason: w.o.reason, At: w.now}
 }
 
 // remove deletes the stored note and any skip: the file is gone or no
 // longer a note.
-func (w noteWrite) remove() ([]Event, error) {
+func (w noteWrite) remove() ([]memd.Event, error) {
 	removed, err := removeNote(w.tx, w.o.job.Path, w.eff)
 	if err != nil {
 		return nil, err
 	}
-	var evs []Event
+	var evs []memd.Event
 	if removed {
-		evs = append(evs, w.event(EventRemoved))
+		evs = append(evs, w.event(memd.EventRemoved))
 	}
 	return evs, w.tx.DeleteSkip(w.o.job.Path)
 }
 
 // skip deletes the stored note and records why the file is not indexed.
-func (w noteWrite) skip() ([]Event, error) {
+func (w noteWrite) skip() ([]memd.Event, error) {
 	if _, err := removeNote(w.tx, w.o.job.Path, w.eff); err != nil {
 		return nil, err
 	}
 	return w.putSkip()
 }
 
-func (w noteWrite) putSkip() ([]Event, error) {
+func (w noteWrite) putSkip() ([]memd.Event, error) {
 	j := w.o.job
 	s := store.Skip{Path: j.Path, Folder: j.Folder, Reason: w.o.reason, Size: w.o.size, At: w.now}
 	if err := w.tx.PutSkip(s); err != nil {
 		return nil, err
 	}
-	return []Event{w.event(EventSkipped)}, nil
+	return []memd.Event{w.event(memd.EventSkipped)}, nil
 }
 
 // refresh stores the new size and mtime of a note whose content is the same.
@@ -99,7 +100,7 @@ func (w noteWrite) refresh() error {
 // move moves the stored note of the path renamed from to the job's path,
 // chunks and ids kept. When that note went earlier in the batch, the job is
 // queued again to be indexed in full.
-func (w noteWrite) move() ([]Event, error) {
+func (w noteWrite) move() ([]memd.Event, error) {
 	o := w.o
 	old, err := w.tx.LookupNote(o.from)
 	if err != nil || old == nil || old.Hash != o.note.Hash {
@@ -115,17 +116,17 @@ func (w noteWrite) move() ([]Event, error) {
 		return nil, err
 	}
 	o.indexed = true
-	rm := w.event(EventRemoved)
+	rm := w.event(memd.EventRemoved)
 	rm.Path = o.from
-	ev := w.event(EventIndexed)
+	ev := w.event(memd.EventIndexed)
 	ev.Chunks = len(o.note.Chunks)
 	ev.Reason = "renamed from " + o.from
-	return []Event{rm, ev}, nil
+	return []memd.Event{rm, ev}, nil
 }
 
 // put writes the note with its chunks, replacing the stored one, and
 // queues it for the model stages when they run.
-func (w noteWrite) put() ([]Event, error) {
+func (w noteWrite) put() ([]memd.Event, error) {
 	o := w.o
 	if err := writeNote(w.tx, o, w.eff); err != nil {
 		return nil, err
@@ -134,14 +135,14 @@ func (w noteWrite) put() ([]Event, error) {
 		return nil, err
 	}
 	o.indexed = true
-	ev := w.event(EventIndexed)
+	ev := w.event(memd.EventIndexed)
 	ev.Chunks = len(o.chunks)
-	return []Event{ev}, nil
+	return []memd.Event{ev}, nil
 }
 
 // retryOrSkip queues a job that failed for a transient cause again, until
 // its attempts are spent; then the file is skipped with the cause.
-func (w noteWrite) retryOrSkip() ([]Event, error) {
+func (w noteWrite) retryOrSkip() ([]memd.Event, error) {
 	if w.o.job.Attempts+1 < maxAttempts {
 		w.o.retried = true
 		return nil, w.tx.RetryJob(w.o.job)

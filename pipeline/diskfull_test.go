@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -69,7 +70,7 @@ func TestDiskFullRecovers(t *testing.T) {
 	for full := false; !full; {
 		select {
 		case ev := <-events:
-			full = ev.Type == EventError && strings.Contains(ev.Reason, "no space left")
+			full = ev.Type == memd.EventError && strings.Contains(ev.Reason, "no space left")
 		case <-deadline:
 			t.Fatal("the disk never filled")
 		}

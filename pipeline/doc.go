@@ -5,7 +5,8 @@
 // (chunk with the memory-chunk adapter, summarize, embed) before the
 // group-committed write that stores it with its vectors.
 //
-// It imports store and inference, never memory or api.
+// It imports store, inference and the root package memd (its index
+// events are memd.Event), never memory, server or api.
 //
 // Decisions a caller may rely on:
 //   - Folders may not nest: adding a folder inside or around a registered

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/store"
 )
@@ -25,7 +26,7 @@ type enricher struct {
 	// commitMu is the Indexer's writeMu: commits do not interleave with a
 	// batch, Forget, Reindex or RemoveFolder.
 	commitMu  *sync.Mutex
-	committed func(eff *txEffects, evs []Event, requeued bool)
+	committed func(eff *txEffects, evs []memd.Event, requeued bool)
 
 	wake  chan struct{} // capacity 1: notes were queued
 	terms termCounter   // owned by run
@@ -146,7 +147,7 @@ func (e *enricher) commit(outs []outcome, stales []stale) error {
 	e.commitMu.Lock()
 	defer e.commitMu.Unlock()
 	var eff *txEffects
-	var evs []Event
+	var evs []memd.Event
 	err := e.db.Update(func(tx *store.Tx) error {
 		eff, evs = &txEffects{}, nil
 		for i := range outs {
@@ -168,7 +169,7 @@ func (e *enricher) commit(outs []outcome, stales []stale) error {
 			}
 		}
 		c := tx.Counts()
-		evs = append(evs, Event{Type: EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
+		evs = append(evs, memd.Event{Type: memd.EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
 		return nil
 	})
 	if err != nil {

@@ -4,34 +4,9 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/memd-dev/memd"
 )
-
-// EventType says what an Event reports. The values match memory's event
-// types, so the service passes them through unchanged.
-type EventType string
-
-// Event types.
-const (
-	EventIndexed  EventType = "note.indexed" // a note was written (new, changed or renamed)
-	EventRemoved  EventType = "note.removed" // a note left the index (file gone, ignored, forgotten)
-	EventSkipped  EventType = "note.skipped" // a file was not indexed; Reason says why
-	EventProgress EventType = "progress"     // a batch committed; Pending and Notes are current
-	EventError    EventType = "error"        // something failed that the indexer will retry or report
-)
-
-// Event is a change in the index. Pending and Notes are the store's counts
-// after the transaction the event reports.
-type Event struct {
-	Type    EventType `json:"type"`
-	Path    string    `json:"path,omitempty"`
-	Folder  string    `json:"folder,omitempty"`
-	Chunks  int       `json:"chunks,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-	Pending int       `json:"pending"`
-	Notes   int       `json:"notes"`
-	At      time.Time `json:"at"`
-}
 
 // subscriberBuffer is how many events a subscriber may fall behind before
 // events to it are dropped.
@@ -41,13 +16,13 @@ const subscriberBuffer = 256
 // sender: a full subscriber loses the event and the drop is counted.
 type broadcaster struct {
 	mu      sync.Mutex
-	subs    map[chan Event]struct{}
+	subs    map[chan memd.Event]struct{}
 	closed  bool
 	dropped atomic.Int64
 }
 
-func (b *broadcaster) subscribe(ctx context.Context) <-chan Event {
-	ch := make(chan Event, subscriberBuffer)
+func (b *broadcaster) subscribe(ctx context.Context) <-chan memd.Event {
+	ch := make(chan memd.Event, subscriberBuffer)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -55,7 +30,7 @@ func (b *broadcaster) subscribe(ctx context.Context) <-chan Event {
 		return ch
 	}
 	if b.subs == nil {
-		b.subs = map[chan Event]struct{}{}
+		b.subs = map[chan memd.Event]struct{}{}
 	}
 	b.subs[ch] = struct{}{}
 	context.AfterFunc(ctx, func() {
@@ -69,7 +44,7 @@ func (b *broadcaster) subscribe(ctx context.Context) <-chan Event {
 	return ch
 }
 
-func (b *broadcaster) send(evs ...Event) {
+func (b *broadcaster) send(evs ...memd.Event) {
 	if len(evs) == 0 {
 		return
 	}

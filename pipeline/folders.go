@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -100,7 +101,7 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 		w.stopAwaiting(root)
 	}
 	prefix := dirPrefix(root)
-	var ev Event
+	var ev memd.Event
 	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
 		eff = &txEffects{recount: true}
@@ -117,7 +118,7 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 			return err
 		}
 		c := tx.Counts()
-		ev = Event{Type: EventProgress, Folder: root, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()}
+		ev = memd.Event{Type: memd.EventProgress, Folder: root, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()}
 		return nil
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -146,7 +147,7 @@ func (ix *Indexer) startUp(ctx context.Context) (*fsnotify.Watcher, error) {
 // done or Run returns. A subscriber that falls behind by more than a few
 // hundred events loses the newest ones (see DroppedEvents); the indexer
 // never waits for a subscriber.
-func (ix *Indexer) Subscribe(ctx context.Context) <-chan Event {
+func (ix *Indexer) Subscribe(ctx context.Context) <-chan memd.Event {
 	return ix.events.subscribe(ctx)
 }
 
@@ -206,7 +207,7 @@ func (ix *Indexer) WaitIdle(ctx context.Context) error {
 }
 
 // enriched tells the rest of memd what an enrichment commit did.
-func (ix *Indexer) enriched(eff *txEffects, evs []Event, requeued bool) {
+func (ix *Indexer) enriched(eff *txEffects, evs []memd.Event, requeued bool) {
 	ix.afterCommit(eff)
 	ix.emit(evs...)
 	if requeued {
@@ -223,12 +224,12 @@ func (ix *Indexer) requestReconcile(root string) {
 	}
 }
 
-func (ix *Indexer) emit(evs ...Event) { ix.events.send(evs...) }
+func (ix *Indexer) emit(evs ...memd.Event) { ix.events.send(evs...) }
 
 // emitError reports a failure to subscribers and the log.
 func (ix *Indexer) emitError(msg string, err error, attrs ...any) {
 	ix.log.Warn(msg, append(attrs, "err", err)...)
-	ix.emit(Event{Type: EventError, Reason: fmt.Sprintf("%s: %v", msg, err), At: time.Now().UTC()})
+	ix.emit(memd.Event{Type: memd.EventError, Reason: fmt.Sprintf("%s: %v", msg, err), At: time.Now().UTC()})
 }
 
 // The Indexer is the watcher's sink: what the watcher sees becomes jobs,

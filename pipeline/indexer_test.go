@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -37,7 +38,7 @@ func TestIndexDendron(t *testing.T) {
 	go func() {
 		n := 0
 		for ev := range events {
-			if ev.Type == EventIndexed {
+			if ev.Type == memd.EventIndexed {
 				n++
 			}
 		}
@@ -234,7 +235,7 @@ func TestWatch(t *testing.T) {
 		ti.waitIdle(t)
 		n := 0
 		for len(events) > 0 {
-			if ev := <-events; ev.Type == EventIndexed && ev.Path == alpha {
+			if ev := <-events; ev.Type == memd.EventIndexed && ev.Path == alpha {
 				n++
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
@@ -160,7 +161,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
 		return fmt.Errorf("forget %s: %w", p, statErr)
 	}
-	var evs []Event
+	var evs []memd.Event
 	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
 		eff = &txEffects{}
@@ -177,7 +178,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		}
 		now := time.Now().UTC()
 		if removed {
-			evs = append(evs, Event{Type: EventRemoved, Path: p, Folder: root, Reason: ReasonForgotten, At: now})
+			evs = append(evs, memd.Event{Type: memd.EventRemoved, Path: p, Folder: root, Reason: ReasonForgotten, At: now})
 		}
 		if err := tx.PutSkip(store.Skip{Path: p, Folder: root, Reason: ReasonForgotten, Size: size, At: now}); err != nil {
 			return err

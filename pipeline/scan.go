@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
 )
@@ -226,6 +227,6 @@ func (ix *Indexer) folderVanished(root string) {
 	}
 	if ix.folders.markVanished(root) {
 		ix.log.Warn("folder vanished; its notes are kept until it is back or removed", "folder", root)
-		ix.emit(Event{Type: EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
+		ix.emit(memd.Event{Type: memd.EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
 	}
 }

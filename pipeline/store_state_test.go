@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -162,10 +163,10 @@ func diffState(t *testing.T, what string, got, want storeState) {
 }
 
 // eventsOf collects the events sent until the indexer is idle again.
-func eventsOf(t *testing.T, ti *testIndexer, ch <-chan Event) []Event {
+func eventsOf(t *testing.T, ti *testIndexer, ch <-chan memd.Event) []memd.Event {
 	t.Helper()
 	ti.waitIdle(t)
-	var out []Event
+	var out []memd.Event
 	for {
 		select {
 		case ev := <-ch:
@@ -213,9 +214,9 @@ func TestForgetLeavesStoreAsBefore(t *testing.T) {
 	if got := sink.count("emb-a"); got != vecs {
 		t.Errorf("the vector sink holds %d vectors, %d before the note", got, vecs)
 	}
-	if len(evs) != 1 || evs[0].Type != EventRemoved || evs[0].Path != p || evs[0].Reason != ReasonForgotten ||
+	if len(evs) != 1 || evs[0].Type != memd.EventRemoved || evs[0].Path != p || evs[0].Reason != ReasonForgotten ||
 		evs[0].Folder != dir || evs[0].Notes != before.Counts.Notes {
-		t.Errorf("Forget sent %+v, want one %s event for %s", evs, EventRemoved, p)
+		t.Errorf("Forget sent %+v, want one %s event for %s", evs, memd.EventRemoved, p)
 	}
 }
 
@@ -253,8 +254,8 @@ func TestRemoveFolderLeavesStoreAsBefore(t *testing.T) {
 	if m, f, h := ti.ChunkerCounts(); m+f+h != before.Counts.Notes {
 		t.Errorf("chunker counts %d+%d+%d, want %d notes", m, f, h, before.Counts.Notes)
 	}
-	if len(evs) != 1 || evs[0].Type != EventProgress || evs[0].Folder != other || evs[0].Notes != before.Counts.Notes {
-		t.Errorf("RemoveFolder sent %+v, want one %s event for %s", evs, EventProgress, other)
+	if len(evs) != 1 || evs[0].Type != memd.EventProgress || evs[0].Folder != other || evs[0].Notes != before.Counts.Notes {
+		t.Errorf("RemoveFolder sent %+v, want one %s event for %s", evs, memd.EventProgress, other)
 	}
 }
 
@@ -359,17 +360,17 @@ func dropHashPath(hashes map[string][]string, hash, path string) {
 	hashes[hash] = ps
 }
 
-func checkRenameEvents(t *testing.T, evs []Event, from, to string) {
+func checkRenameEvents(t *testing.T, evs []memd.Event, from, to string) {
 	t.Helper()
 	var got []string
 	for _, ev := range evs {
-		if ev.Type != EventProgress {
+		if ev.Type != memd.EventProgress {
 			got = append(got, fmt.Sprintf("%s %s %s", ev.Type, ev.Path, ev.Reason))
 		}
 	}
 	want := []string{
-		fmt.Sprintf("%s %s ", EventRemoved, from),
-		fmt.Sprintf("%s %s renamed from %s", EventIndexed, to, from),
+		fmt.Sprintf("%s %s ", memd.EventRemoved, from),
+		fmt.Sprintf("%s %s renamed from %s", memd.EventIndexed, to, from),
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("events\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -113,7 +114,7 @@ func (ix *Indexer) recordBadNames(root string, paths []string) []string {
 }
 
 func (ix *Indexer) writeSkips(put []store.Skip, drop []string) {
-	var evs []Event
+	var evs []memd.Event
 	err := ix.db.Update(func(tx *store.Tx) error {
 		evs = evs[:0]
 		for _, path := range drop {
@@ -125,7 +126,7 @@ func (ix *Indexer) writeSkips(put []store.Skip, drop []string) {
 			if err := tx.PutSkip(s); err != nil {
 				return err
 			}
-			evs = append(evs, Event{Type: EventSkipped, Path: s.Path, Folder: s.Folder, Reason: s.Reason, At: s.At})
+			evs = append(evs, memd.Event{Type: memd.EventSkipped, Path: s.Path, Folder: s.Folder, Reason: s.Reason, At: s.At})
 		}
 		return nil
 	})

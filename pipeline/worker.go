@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -107,7 +108,7 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 // A transient write failure (a full disk, an I/O error) is returned at
 // once: retried later, the same jobs will succeed, so none is counted as
 // failed or skipped for it.
-func (ix *Indexer) commitAll(outs []outcome) ([]Event, int, error) {
+func (ix *Indexer) commitAll(outs []outcome) ([]memd.Event, int, error) {
 	evs, err := ix.commit(outs)
 	switch {
 	case err == nil:
@@ -193,7 +194,7 @@ func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
 // send.
-func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
+func (ix *Indexer) commit(outs []outcome) ([]memd.Event, error) {
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
@@ -203,7 +204,7 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 	slices.SortStableFunc(order, func(a, b int) int {
 		return boolRank(outs[a].kind != outMove) - boolRank(outs[b].kind != outMove)
 	})
-	var evs []Event
+	var evs []memd.Event
 	var indexed int64
 	var eff *txEffects
 	err := ix.db.Update(func(tx *store.Tx) error {
@@ -222,7 +223,7 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 		for i := range evs {
 			evs[i].Pending, evs[i].Notes = c.Pending, c.Notes
 		}
-		evs = append(evs, Event{Type: EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
+		evs = append(evs, memd.Event{Type: memd.EventProgress, Pending: c.Pending, Notes: c.Notes, At: time.Now().UTC()})
 		return nil
 	})
 	if err != nil {
@@ -236,8 +237,8 @@ func (ix *Indexer) commit(outs []outcome) ([]Event, error) {
 // commitEach commits outcomes one transaction each, after a batch failed: a
 // job whose own commit fails is retried later, then skipped. It stops at a
 // transient write failure, returning how many it committed.
-func (ix *Indexer) commitEach(outs []outcome) ([]Event, int, error) {
-	var evs []Event
+func (ix *Indexer) commitEach(outs []outcome) ([]memd.Event, int, error) {
+	var evs []memd.Event
 	for i := range outs {
 		e, err := ix.commit(outs[i : i+1])
 		if err == nil {

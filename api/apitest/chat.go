@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // Chat streams ChatAnswer after the sources recall finds for the last user
 // turn, or answers as ChatHook says. A source counts as cited when "[n]"
 // appears in the answer.
-func (s *Service) Chat(ctx context.Context, r memory.ChatRequest, sink func(memory.ChatEvent) error) (memory.ChatResult, error) {
+func (s *Service) Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error) {
 	s.Mu.Lock()
 	s.LastChat = r
 	hook, answer := s.ChatHook, s.ChatAnswer
@@ -20,59 +20,59 @@ func (s *Service) Chat(ctx context.Context, r memory.ChatRequest, sink func(memo
 		return hook(ctx, r, sink)
 	}
 	if answer == "" {
-		return memory.ChatResult{}, fmt.Errorf("%w: chat needs a generator model and none is loaded", memory.ErrUnavailable)
+		return memd.ChatResult{}, fmt.Errorf("%w: chat needs a generator model and none is loaded", memd.ErrUnavailable)
 	}
 	if sink == nil {
-		sink = func(memory.ChatEvent) error { return nil }
+		sink = func(memd.ChatEvent) error { return nil }
 	}
-	res := memory.ChatResult{Model: "apitest", SessionID: r.SessionID, Sources: []memory.Source{}, Citations: []memory.Citation{}}
+	res := memd.ChatResult{Model: "apitest", SessionID: r.SessionID, Sources: []memd.Source{}, Citations: []memd.Citation{}}
 	if r.UsesMemory() && len(r.Messages) > 0 {
-		rec, err := s.Recall(ctx, memory.RecallRequest{Query: r.Messages[len(r.Messages)-1].Content})
+		rec, err := s.Recall(ctx, memd.RecallRequest{Query: r.Messages[len(r.Messages)-1].Content})
 		if err != nil {
 			return res, err
 		}
 		for i, h := range rec.Hits {
-			res.Sources = append(res.Sources, memory.Source{N: i + 1, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine,
+			res.Sources = append(res.Sources, memd.Source{N: i + 1, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine,
 				EndLine: h.EndLine, Heading: h.Heading, Text: h.Text, ChunkID: h.ChunkID})
 		}
 	}
-	if err := sink(memory.ChatEvent{Type: memory.ChatSources, Sources: res.Sources}); err != nil {
+	if err := sink(memd.ChatEvent{Type: memd.ChatSources, Sources: res.Sources}); err != nil {
 		return res, err
 	}
 	for i, w := range strings.SplitAfter(answer, " ") {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if err := sink(memory.ChatEvent{Type: memory.ChatDelta, Delta: w}); err != nil {
+		if err := sink(memd.ChatEvent{Type: memd.ChatDelta, Delta: w}); err != nil {
 			return res, err
 		}
 		res.Usage.CompletionTokens = i + 1
 	}
 	for _, src := range res.Sources {
 		if strings.Contains(answer, fmt.Sprintf("[%d]", src.N)) {
-			res.Citations = append(res.Citations, memory.Citation{N: src.N, Path: src.Path, StartLine: src.StartLine,
+			res.Citations = append(res.Citations, memd.Citation{N: src.N, Path: src.Path, StartLine: src.StartLine,
 				EndLine: src.EndLine, Heading: src.Heading, ChunkID: src.ChunkID})
 		}
 	}
-	res.Message = memory.Message{Role: memory.RoleAssistant, Content: answer}
-	res.Finish = memory.FinishStop
+	res.Message = memd.Message{Role: memd.RoleAssistant, Content: answer}
+	res.Finish = memd.FinishStop
 	return res, nil
 }
 
-// Embed answers as EmbedHook says, or memory.ErrUnavailable.
-func (s *Service) Embed(ctx context.Context, texts []string) (memory.EmbedResult, error) {
+// Embed answers as EmbedHook says, or memd.ErrUnavailable.
+func (s *Service) Embed(ctx context.Context, texts []string) (memd.EmbedResult, error) {
 	s.Mu.Lock()
 	hook := s.EmbedHook
 	s.Mu.Unlock()
 	if hook == nil {
-		return memory.EmbedResult{}, fmt.Errorf("%w: embeddings need an embedding model and none is loaded", memory.ErrUnavailable)
+		return memd.EmbedResult{}, fmt.Errorf("%w: embeddings need an embedding model and none is loaded", memd.ErrUnavailable)
 	}
 	return hook(ctx, texts)
 }
 
 // Models returns ModelList.
-func (s *Service) Models(context.Context) ([]memory.Model, error) {
+func (s *Service) Models(context.Context) ([]memd.Model, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	return append([]memory.Model{}, s.ModelList...), nil
+	return append([]memd.Model{}, s.ModelList...), nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 // Service is a fake of the memory service. Hooks left nil get a plain
@@ -17,35 +17,35 @@ type Service struct {
 	Mu sync.Mutex
 	// Notes are the indexed notes by absolute path; Recall matches their
 	// chunks' text by substring.
-	Notes map[string]memory.NoteDetail
+	Notes map[string]memd.NoteDetail
 	// FolderList are the registered folders by path.
-	FolderList map[string]memory.FolderStatus
-	SkipList   []memory.Skip
+	FolderList map[string]memd.FolderStatus
+	SkipList   []memd.Skip
 	Pending    int
 	// LastReindex and LastForget are the paths of the last such calls.
 	LastReindex, LastForget string
-	LastRecall              memory.RecallRequest
+	LastRecall              memd.RecallRequest
 
 	// RecallHook, when set, answers Recall instead.
-	RecallHook func(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error)
+	RecallHook func(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error)
 	// WaitIdleHook, when set, answers WaitIdle instead of returning nil.
 	WaitIdleHook func(ctx context.Context) error
 
 	// ChatAnswer is what Chat streams, word by word, after the sources
 	// (the recall hits for the last user turn); "" makes Chat answer
-	// memory.ErrUnavailable, as a daemon without a generator does.
+	// memd.ErrUnavailable, as a daemon without a generator does.
 	ChatAnswer string
 	// ChatHook, when set, answers Chat instead; LastChat is the last
 	// request Chat saw.
-	ChatHook func(ctx context.Context, r memory.ChatRequest, sink func(memory.ChatEvent) error) (memory.ChatResult, error)
-	LastChat memory.ChatRequest
-	// EmbedHook answers Embed; nil answers memory.ErrUnavailable.
-	EmbedHook func(ctx context.Context, texts []string) (memory.EmbedResult, error)
+	ChatHook func(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error)
+	LastChat memd.ChatRequest
+	// EmbedHook answers Embed; nil answers memd.ErrUnavailable.
+	EmbedHook func(ctx context.Context, texts []string) (memd.EmbedResult, error)
 	// ModelList is what Models returns.
-	ModelList []memory.Model
+	ModelList []memd.Model
 
 	// Events feeds every subscriber (each event goes to one of them).
-	Events chan memory.Event
+	Events chan memd.Event
 	// Unsubscribed gets a value each time a subscription ends.
 	Unsubscribed chan struct{}
 }
@@ -53,22 +53,22 @@ type Service struct {
 // New returns an empty Service.
 func New() *Service {
 	return &Service{
-		Notes:        map[string]memory.NoteDetail{},
-		FolderList:   map[string]memory.FolderStatus{},
-		Events:       make(chan memory.Event),
+		Notes:        map[string]memd.NoteDetail{},
+		FolderList:   map[string]memd.FolderStatus{},
+		Events:       make(chan memd.Event),
 		Unsubscribed: make(chan struct{}, 64),
 	}
 }
 
 // Recall returns the chunks whose text contains the query, in path order.
-func (s *Service) Recall(ctx context.Context, r memory.RecallRequest) (memory.RecallResult, error) {
+func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
 	if s.RecallHook != nil {
 		return s.RecallHook(ctx, r)
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.LastRecall = r
-	res := memory.RecallResult{Hits: []memory.Hit{}}
+	res := memd.RecallResult{Hits: []memd.Hit{}}
 	for _, p := range s.sortedNotes() {
 		for _, c := range s.Notes[p].Chunks {
 			if strings.Contains(c.Text, r.Query) {
@@ -89,11 +89,11 @@ func (s *Service) sortedNotes() []string {
 }
 
 // Status counts the fields.
-func (s *Service) Status(ctx context.Context) (memory.Status, error) {
+func (s *Service) Status(ctx context.Context) (memd.Status, error) {
 	folders, _ := s.Folders(ctx)
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	st := memory.Status{Version: "apitest", Folders: folders, Notes: len(s.Notes), Pending: s.Pending, Skipped: len(s.SkipList)}
+	st := memd.Status{Version: "apitest", Folders: folders, Notes: len(s.Notes), Pending: s.Pending, Skipped: len(s.SkipList)}
 	for _, n := range s.Notes {
 		st.Chunks += len(n.Chunks)
 	}
@@ -101,33 +101,33 @@ func (s *Service) Status(ctx context.Context) (memory.Status, error) {
 }
 
 // AddFolder registers path; adding it again is not an error.
-func (s *Service) AddFolder(_ context.Context, path string) (memory.FolderStatus, error) {
+func (s *Service) AddFolder(_ context.Context, path string) (memd.FolderStatus, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	f, ok := s.FolderList[path]
 	if !ok {
-		f = memory.FolderStatus{Path: path, Watching: true}
+		f = memd.FolderStatus{Path: path, Watching: true}
 		s.FolderList[path] = f
 	}
 	return f, nil
 }
 
-// RemoveFolder unregisters path, or wraps memory.ErrUnknownFolder.
+// RemoveFolder unregisters path, or wraps memd.ErrUnknownFolder.
 func (s *Service) RemoveFolder(_ context.Context, path string) error {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if _, ok := s.FolderList[path]; !ok {
-		return fmt.Errorf("%w: %s is not registered; memctl status lists the folders", memory.ErrUnknownFolder, path)
+		return fmt.Errorf("%w: %s is not registered; memctl status lists the folders", memd.ErrUnknownFolder, path)
 	}
 	delete(s.FolderList, path)
 	return nil
 }
 
 // Folders lists the registered folders in path order.
-func (s *Service) Folders(context.Context) ([]memory.FolderStatus, error) {
+func (s *Service) Folders(context.Context) ([]memd.FolderStatus, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	out := []memory.FolderStatus{}
+	out := []memd.FolderStatus{}
 	for _, f := range s.FolderList {
 		out = append(out, f)
 	}
@@ -135,24 +135,24 @@ func (s *Service) Folders(context.Context) ([]memory.FolderStatus, error) {
 	return out, nil
 }
 
-// Note returns the note at path, or wraps memory.ErrNotFound.
-func (s *Service) Note(_ context.Context, path string) (memory.NoteDetail, error) {
+// Note returns the note at path, or wraps memd.ErrNotFound.
+func (s *Service) Note(_ context.Context, path string) (memd.NoteDetail, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	n, ok := s.Notes[path]
 	if !ok {
-		return memory.NoteDetail{}, fmt.Errorf("%w: note %s is not indexed", memory.ErrNotFound, path)
+		return memd.NoteDetail{}, fmt.Errorf("%w: note %s is not indexed", memd.ErrNotFound, path)
 	}
 	return n, nil
 }
 
-// Forget drops the note at path, or wraps memory.ErrNotFound.
+// Forget drops the note at path, or wraps memd.ErrNotFound.
 func (s *Service) Forget(_ context.Context, path string) error {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.LastForget = path
 	if _, ok := s.Notes[path]; !ok {
-		return fmt.Errorf("%w: note %s is not indexed", memory.ErrNotFound, path)
+		return fmt.Errorf("%w: note %s is not indexed", memd.ErrNotFound, path)
 	}
 	delete(s.Notes, path)
 	return nil
@@ -173,15 +173,15 @@ func (s *Service) Reindex(_ context.Context, path string) (int, error) {
 }
 
 // Skips returns SkipList.
-func (s *Service) Skips(context.Context) ([]memory.Skip, error) {
+func (s *Service) Skips(context.Context) ([]memd.Skip, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	return append([]memory.Skip{}, s.SkipList...), nil
+	return append([]memd.Skip{}, s.SkipList...), nil
 }
 
 // Subscribe passes on events sent to Events until ctx ends.
-func (s *Service) Subscribe(ctx context.Context) <-chan memory.Event {
-	out := make(chan memory.Event)
+func (s *Service) Subscribe(ctx context.Context) <-chan memd.Event {
+	out := make(chan memd.Event)
 	go func() {
 		defer func() {
 			close(out)

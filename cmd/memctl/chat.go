@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
-	"github.com/memd-dev/memd/memory"
 )
 
 // chatOptions are the flags of memctl chat.
 type chatOptions struct {
-	req      memory.ChatRequest
+	req      memd.ChatRequest
 	noMemory bool
 }
 
@@ -51,25 +51,25 @@ conversation, so a follow-up can say "and when?". An empty line or EOF ends it.`
 			}
 			defer c.Close()
 			if len(args) > 0 {
-				_, err := a.chatTurn(ctx, c, o.req, []memory.Message{{Role: memory.RoleUser, Content: strings.Join(args, " ")}})
+				_, err := a.chatTurn(ctx, c, o.req, []memd.Message{{Role: memd.RoleUser, Content: strings.Join(args, " ")}})
 				return err
 			}
 			return a.chatLoop(ctx, c, o.req, cmd.InOrStdin())
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&o.req.K, "k", "k", 0, fmt.Sprintf("how many chunks of your notes to give the model (default %d)", memory.DefaultChatK))
+	fl.IntVarP(&o.req.K, "k", "k", 0, fmt.Sprintf("how many chunks of your notes to give the model (default %d)", memd.DefaultChatK))
 	fl.StringVar(&o.req.Filters.Folder, "folder", "", "only notes of this registered folder")
 	fl.StringArrayVar(&o.req.Filters.Tags, "tag", nil, "only notes with this tag (repeat: every tag must be on the note)")
 	fl.BoolVar(&o.noMemory, "no-memory", false, "a plain chat with the model: no notes recalled")
-	fl.IntVar(&o.req.MaxTokens, "max-tokens", 0, fmt.Sprintf("cap the answer's length in tokens (default %d)", memory.DefaultChatMaxTokens))
+	fl.IntVar(&o.req.MaxTokens, "max-tokens", 0, fmt.Sprintf("cap the answer's length in tokens (default %d)", memd.DefaultChatMaxTokens))
 	fl.Float32Var(&o.req.Sampling.Temperature, "temperature", 0, "sampling temperature; 0 always gives the same answer")
 	return cmd
 }
 
 // chatTurn asks one question with the conversation so far (msgs ends with
 // it) and prints the answer: streamed, or whole as JSON with --json.
-func (a *app) chatTurn(ctx context.Context, c *api.Client, base memory.ChatRequest, msgs []memory.Message) (memory.ChatResult, error) {
+func (a *app) chatTurn(ctx context.Context, c *api.Client, base memd.ChatRequest, msgs []memd.Message) (memd.ChatResult, error) {
 	req := base
 	req.Messages = msgs
 	if a.json {
@@ -80,8 +80,8 @@ func (a *app) chatTurn(ctx context.Context, c *api.Client, base memory.ChatReque
 		return res, a.printJSON(res)
 	}
 	wrote := false
-	res, err := c.Chat(ctx, req, func(ev memory.ChatEvent) error {
-		if ev.Type == memory.ChatDelta {
+	res, err := c.Chat(ctx, req, func(ev memd.ChatEvent) error {
+		if ev.Type == memd.ChatDelta {
 			if !wrote {
 				ev.Delta = strings.TrimLeft(ev.Delta, " ")
 			}
@@ -106,7 +106,7 @@ func (a *app) chatTurn(ctx context.Context, c *api.Client, base memory.ChatReque
 
 // printSources writes the cited notes as "path:line: [n] heading", or
 // when the answer cites none, the sources it was given.
-func printSources(w io.Writer, res memory.ChatResult) {
+func printSources(w io.Writer, res memd.ChatResult) {
 	type line struct {
 		n     int
 		path  string
@@ -138,7 +138,7 @@ func printSources(w io.Writer, res memory.ChatResult) {
 }
 
 // chatLoop reads questions from in and keeps the conversation.
-func (a *app) chatLoop(ctx context.Context, c *api.Client, base memory.ChatRequest, in io.Reader) error {
+func (a *app) chatLoop(ctx context.Context, c *api.Client, base memd.ChatRequest, in io.Reader) error {
 	interactive := false
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		interactive = true
@@ -146,7 +146,7 @@ func (a *app) chatLoop(ctx context.Context, c *api.Client, base memory.ChatReque
 	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	var history []memory.Message
+	var history []memd.Message
 	for {
 		if interactive {
 			fmt.Fprint(a.errOut, "> ")
@@ -158,11 +158,11 @@ func (a *app) chatLoop(ctx context.Context, c *api.Client, base memory.ChatReque
 		if q == "" {
 			return nil
 		}
-		msgs := append(history, memory.Message{Role: memory.RoleUser, Content: q})
+		msgs := append(history, memd.Message{Role: memd.RoleUser, Content: q})
 		res, err := a.chatTurn(ctx, c, base, msgs)
 		if err != nil {
-			var e *api.Error
-			if errors.As(err, &e) && e.Code == api.CodeBadRequest {
+			var e *memd.Error
+			if errors.As(err, &e) && e.Code == memd.CodeBadRequest {
 				fmt.Fprintln(a.errOut, "memctl:", e.Message)
 				continue // the conversation goes on without that turn
 			}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 func chatFake() *apitest.Service {
@@ -36,11 +36,11 @@ func TestChatJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res memory.ChatResult
+	var res memd.ChatResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
-	if res.Message.Content != "Water them deeply [1]." || res.Finish != memory.FinishStop {
+	if res.Message.Content != "Water them deeply [1]." || res.Finish != memd.FinishStop {
 		t.Fatalf("result %+v", res)
 	}
 	if r := svc.LastChat; r.K != 3 || r.UsesMemory() || len(r.Messages) != 1 {
@@ -59,7 +59,7 @@ func TestChatLoopKeepsHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := svc.LastChat.Messages
-	if len(msgs) != 3 || msgs[0].Content != "tomatoes" || msgs[1].Role != memory.RoleAssistant || msgs[2].Content != "and when?" {
+	if len(msgs) != 3 || msgs[0].Content != "tomatoes" || msgs[1].Role != memd.RoleAssistant || msgs[2].Content != "and when?" {
 		t.Fatalf("second turn sent %+v; want the first exchange before it", msgs)
 	}
 	if n := strings.Count(out.String(), "Water them deeply"); n != 2 {

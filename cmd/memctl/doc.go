@@ -2,7 +2,9 @@
 // for recall, shows status and checks the set-up, talking to the daemon over
 // its unix socket, and starts the daemon when none answers.
 //
-// One file per subcommand, its test beside it. It reaches the daemon only
-// through api.Client; doctor alone opens the store, and only while no
-// daemon answers.
+// One file per subcommand, its test beside it. It imports the root package
+// memd (the wire types) and api (the client), never the daemon's packages
+// (deps_test.go checks): what needs the store or the llama.cpp binding
+// while no daemon answers, doctor asks of `memd check`. `model pull`
+// downloads with inference/hub, which links neither.
 package main

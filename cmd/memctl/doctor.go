@@ -2,37 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
-	"github.com/memd-dev/memd/inference/llama"
-	llamart "github.com/memd-dev/memd/inference/runtime"
-	"github.com/memd-dev/memd/memory"
-	"github.com/memd-dev/memd/store"
 )
-
-// Check outcomes.
-const (
-	checkOK   = "ok"
-	checkWarn = "warn"
-	checkFail = "fail"
-)
-
-// check is one line of doctor's report.
-type check struct {
-	Name   string `json:"check"`
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"`
-}
 
 func newDoctorCmd(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -45,13 +29,13 @@ say how to fix what is wrong. doctor does not start memd.`,
 			checks := a.diagnose(cmd.Context())
 			failed := 0
 			for _, c := range checks {
-				if c.Status == checkFail {
+				if c.Status == memd.CheckFail {
 					failed++
 				}
 			}
 			if a.json {
 				if err := a.printJSON(struct {
-					Checks []check `json:"checks"`
+					Checks []memd.Check `json:"checks"`
 				}{checks}); err != nil {
 					return err
 				}
@@ -71,31 +55,93 @@ say how to fix what is wrong. doctor does not start memd.`,
 	}
 }
 
-func (a *app) diagnose(ctx context.Context) []check {
-	var checks []check
+func (a *app) diagnose(ctx context.Context) []memd.Check {
+	var checks []memd.Check
 	st, sockCheck := a.checkSocket(ctx)
 	checks = append(checks, sockCheck, checkDataDir(a.data))
+	parts := []string{"runtime"}
+	if st == nil {
+		parts = append(parts, "store") // memd holds the store while it runs
+	}
+	offline := a.memdCheck(ctx, parts...)
 	var folders []string
 	if st != nil {
-		checks = append(checks, check{Name: "store", Status: checkOK,
+		checks = append(checks, memd.Check{Name: "store", Status: memd.CheckOK,
 			Detail: fmt.Sprintf("%s: %d notes, %d chunks, %s (read through memd)", filepath.Join(a.data, "memd.db"),
 				st.Notes, st.Chunks, formatBytes(st.DBBytes))})
 		for _, f := range st.Folders {
 			folders = append(folders, f.Path)
 		}
 	} else {
-		c, fs := checkStore(filepath.Join(a.data, "memd.db"))
+		c := offline.Store.Check
+		if c.Status == memd.CheckOK {
+			c.Detail += ", " + formatBytes(offline.Store.Bytes)
+		}
 		checks = append(checks, c)
-		folders = fs
+		folders = offline.Store.Folders
 	}
 	checks = append(checks, checkFolders(folders))
-	return append(checks, checkRuntime(st, a.cfg.LibDir))
+	return append(checks, withLoadedModels(*offline.Runtime, st))
 }
 
-func (a *app) checkSocket(ctx context.Context) (*memory.Status, check) {
-	c := check{Name: "socket"}
+// memdCheck runs `memd check` for the parts named, the checks that need
+// memd's own code (the store, the llama.cpp binding), so memctl links
+// neither. Without a memd to run, each part fails and says so.
+func (a *app) memdCheck(ctx context.Context, parts ...string) memd.CheckReport {
+	r, err := a.runMemdCheck(ctx, parts)
+	if err != nil {
+		fail := func(name string) memd.Check {
+			return memd.Check{Name: name, Status: memd.CheckFail,
+				Detail: "memctl asks memd to check the " + name + " and could not: " + err.Error(),
+				Fix:    "install memd beside memctl or on PATH (go install github.com/memd-dev/memd/cmd/memd@latest)"}
+		}
+		r = memd.CheckReport{}
+		for _, p := range parts {
+			if p == "store" {
+				r.Store = &memd.StoreReport{Check: fail(p)}
+			} else {
+				c := fail(p)
+				r.Runtime = &c
+			}
+		}
+	}
+	return r
+}
+
+// runMemdCheck execs `memd check --json` with memctl's data folder and
+// llama.cpp folder. memd exits 1 when a check fails; its report is still
+// the answer.
+func (a *app) runMemdCheck(ctx context.Context, parts []string) (memd.CheckReport, error) {
+	var r memd.CheckReport
+	bin, err := findMemd()
+	if err != nil {
+		return r, err
+	}
+	args := append([]string{"check", "--json", "--data", a.data}, parts...)
+	if a.cfg.LibDir != "" {
+		args = append(args, "--lib-dir", a.cfg.LibDir)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var stderr strings.Builder
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stderr = &stderr
+	out, runErr := cmd.Output()
+	if err := json.Unmarshal(out, &r); err != nil || (r.Store == nil && r.Runtime == nil) {
+		return r, fmt.Errorf("%s check: %v %s", bin, errors.Join(runErr, err), strings.TrimSpace(stderr.String()))
+	}
+	for _, p := range parts {
+		if (p == "store" && r.Store == nil) || (p == "runtime" && r.Runtime == nil) {
+			return r, fmt.Errorf("%s check did not report the %s; is it a memd of another version?", bin, p)
+		}
+	}
+	return r, nil
+}
+
+func (a *app) checkSocket(ctx context.Context) (*memd.Status, memd.Check) {
+	c := memd.Check{Name: "socket"}
 	if !answers(a.socket) {
-		c.Status, c.Detail = checkFail, "nothing answers on "+a.socket
+		c.Status, c.Detail = memd.CheckFail, "nothing answers on "+a.socket
 		c.Fix = "run `memctl status` to start memd in the background, or `memd --socket " + a.socket + "` to see why it does not start"
 		return nil, c
 	}
@@ -105,74 +151,37 @@ func (a *app) checkSocket(ctx context.Context) (*memory.Status, check) {
 	defer cancel()
 	st, err := cl.Status(ctx)
 	if err != nil {
-		c.Status, c.Detail = checkFail, fmt.Sprintf("%s accepts connections but status failed: %s", a.socket, describe(err))
+		c.Status, c.Detail = memd.CheckFail, fmt.Sprintf("%s accepts connections but status failed: %s", a.socket, describe(err))
 		c.Fix = "see memd's log (" + filepath.Join(a.data, "memd.log") + " when memctl started it) and restart memd"
 		return nil, c
 	}
-	c.Status, c.Detail = checkOK, fmt.Sprintf("memd %s (pid %d) answers on %s", st.Version, st.PID, a.socket)
+	c.Status, c.Detail = memd.CheckOK, fmt.Sprintf("memd %s (pid %d) answers on %s", st.Version, st.PID, a.socket)
 	return &st, c
 }
 
-func checkDataDir(dir string) check {
-	c := check{Name: "data"}
+func checkDataDir(dir string) memd.Check {
+	c := memd.Check{Name: "data"}
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		c.Status, c.Detail, c.Fix = checkWarn, dir+" does not exist yet", "memd creates it when it first starts"
+		c.Status, c.Detail, c.Fix = memd.CheckWarn, dir+" does not exist yet", "memd creates it when it first starts"
 	case err != nil:
-		c.Status, c.Detail, c.Fix = checkFail, err.Error(), "pass a data folder you can read with --data or MEMD_DATA"
+		c.Status, c.Detail, c.Fix = memd.CheckFail, err.Error(), "pass a data folder you can read with --data or MEMD_DATA"
 	case !fi.IsDir():
-		c.Status, c.Detail, c.Fix = checkFail, dir+" is not a folder", "move it away, or pass another --data"
+		c.Status, c.Detail, c.Fix = memd.CheckFail, dir+" is not a folder", "move it away, or pass another --data"
 	case fi.Mode().Perm()&0o077 != 0:
-		c.Status, c.Detail = checkWarn, fmt.Sprintf("%s is open to other users (%v); your notes' index is in it", dir, fi.Mode().Perm())
+		c.Status, c.Detail = memd.CheckWarn, fmt.Sprintf("%s is open to other users (%v); your notes' index is in it", dir, fi.Mode().Perm())
 		c.Fix = "chmod 700 " + dir
 	default:
-		c.Status, c.Detail = checkOK, dir+" is private (0700)"
+		c.Status, c.Detail = memd.CheckOK, dir+" is private (0700)"
 	}
 	return c
 }
 
-// checkStore opens the store while no daemon answers, to see that it is
-// readable and of a schema this memd knows, and lists its folders.
-func checkStore(path string) (check, []string) {
-	c := check{Name: "store"}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		c.Status, c.Detail, c.Fix = checkWarn, path+" does not exist yet", "memd creates it when it first starts; then `memctl add DIR`"
-		return c, nil
-	}
-	db, err := store.Open(path, store.Options{Timeout: 200 * time.Millisecond})
-	if err != nil {
-		c.Status, c.Detail = checkFail, err.Error()
-		if errors.Is(err, store.ErrLocked) {
-			c.Fix = "a memd that does not answer on this socket holds it: find it with `pgrep -a memd`, or pass the --socket it listens on"
-		}
-		return c, nil
-	}
-	defer db.Close()
-	var folders []string
-	var counts store.Counts
-	err = db.View(func(tx *store.Tx) error {
-		counts = tx.Counts()
-		fs, err := tx.Folders()
-		for _, f := range fs {
-			folders = append(folders, f.Path)
-		}
-		return err
-	})
-	if err != nil {
-		c.Status, c.Detail = checkFail, fmt.Sprintf("%s opens but cannot be read: %v", path, err)
-		c.Fix = "move it aside; memd re-indexes your folders into a new one (register them again with memctl add)"
-		return c, nil
-	}
-	c.Status = checkOK
-	c.Detail = fmt.Sprintf("%s: %d notes, %d chunks, %s", path, counts.Notes, counts.Chunks, formatBytes(db.Size()))
-	return c, folders
-}
-
-func checkFolders(folders []string) check {
-	c := check{Name: "folders"}
+func checkFolders(folders []string) memd.Check {
+	c := memd.Check{Name: "folders"}
 	if len(folders) == 0 {
-		c.Status, c.Detail, c.Fix = checkWarn, "no folders registered", "memctl add DIR"
+		c.Status, c.Detail, c.Fix = memd.CheckWarn, "no folders registered", "memctl add DIR"
 		return c
 	}
 	var gone []string
@@ -182,55 +191,38 @@ func checkFolders(folders []string) check {
 		}
 	}
 	if len(gone) > 0 {
-		c.Status = checkWarn
+		c.Status = memd.CheckWarn
 		c.Detail = fmt.Sprintf("%d of %d folders are missing: %s", len(gone), len(folders), strings.Join(gone, ", "))
 		c.Fix = "bring them back (memd picks them up again), or `memctl rm " + gone[0] + "`"
 		return c
 	}
-	c.Status, c.Detail = checkOK, fmt.Sprintf("%d folders, all present", len(folders))
+	c.Status, c.Detail = memd.CheckOK, fmt.Sprintf("%d folders, all present", len(folders))
 	return c
 }
 
-// checkRuntime looks for the llama.cpp libraries that local models need,
-// where memd would: the configured lib_dir, MEMD_LLAMA_LIB, else the
-// installed builds in the cache.
-func checkRuntime(st *memory.Status, libDir string) check {
-	c := check{Name: "runtime"}
-	dir, err := llamart.Find(llamart.Options{LibDir: libDir})
-	if err != nil {
-		c.Fix = "`memd runtime install`, or set MEMD_LLAMA_LIB to a folder holding libllama"
-		if os.Getenv(llamart.EnvLibDir) != "" {
-			c.Status, c.Detail = checkFail, err.Error()
-			return c
-		}
-		c.Status = checkWarn
-		c.Detail = "no llama.cpp runtime: models are off, so memd chunks with its heuristic and recalls with BM25 only"
+// withLoadedModels adds to memd check's runtime verdict what the running
+// daemon (st, nil when none answers) says of its models: which are loaded,
+// and a GPU build whose model runs on the CPU, which found no GPU.
+func withLoadedModels(c memd.Check, st *memd.Status) memd.Check {
+	if st == nil || c.Status != memd.CheckOK {
 		return c
 	}
-	c.Status, c.Detail = checkOK, "llama.cpp in "+dir
-	lib, err := llama.FindLibrary(dir)
-	if err == nil {
-		c.Detail = fmt.Sprintf("llama.cpp %s (%s) in %s", lib.Version, lib.Backend, dir)
+	var loaded []string
+	for _, m := range st.Models {
+		if !m.Loaded {
+			continue
+		}
+		loaded = append(loaded, m.Role)
+		if m.Build != "" && m.Build != "cpu" && m.Backend == "cpu" && c.Status != memd.CheckWarn {
+			c.Status = memd.CheckWarn
+			c.Fix = "install the GPU driver's " + m.Build + " runtime, or `memd runtime install --backend cpu`"
+			c.Detail += fmt.Sprintf("; the %s build found no GPU, so the %s runs on the CPU", m.Build, m.Role)
+		}
 	}
-	if st != nil {
-		var loaded []string
-		for _, m := range st.Models {
-			if !m.Loaded {
-				continue
-			}
-			loaded = append(loaded, m.Role)
-			// memd's own facts: the build it loaded, and where the model runs.
-			if m.Build != "" && m.Build != "cpu" && m.Backend == "cpu" && c.Status != checkWarn {
-				c.Status = checkWarn
-				c.Fix = "install the GPU driver's " + m.Build + " runtime, or `memd runtime install --backend cpu`"
-				c.Detail += fmt.Sprintf("; the %s build found no GPU, so the %s runs on the CPU", m.Build, m.Role)
-			}
-		}
-		if len(loaded) == 0 {
-			c.Detail += "; memd has no model loaded"
-		} else {
-			c.Detail += "; memd has loaded: " + strings.Join(loaded, ", ")
-		}
+	if len(loaded) == 0 {
+		c.Detail += "; memd has no model loaded"
+	} else {
+		c.Detail += "; memd has loaded: " + strings.Join(loaded, ", ")
 	}
 	return c
 }

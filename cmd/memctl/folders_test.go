@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 func TestAddRm(t *testing.T) {
@@ -34,20 +33,20 @@ func TestAddRm(t *testing.T) {
 		t.Fatalf("rm: %q %v", out, err)
 	}
 	_, _, err = run(t, sock, "rm", "notes")
-	var e *api.Error
-	if !errors.As(err, &e) || e.Code != api.CodeUnknownFolder || !strings.Contains(describe(err), real) {
+	var e *memd.Error
+	if !errors.As(err, &e) || e.Code != memd.CodeUnknownFolder || !strings.Contains(describe(err), real) {
 		t.Fatalf("rm again: %v", err)
 	}
 }
 
 func TestForgetReindex(t *testing.T) {
 	svc := recallFake()
-	svc.Notes["/n/b.md"] = memory.NoteDetail{Path: "/n/b.md"}
+	svc.Notes["/n/b.md"] = memd.NoteDetail{Path: "/n/b.md"}
 	sock := fakeDaemon(t, svc)
 	if out, _, err := run(t, sock, "forget", "/n/b.md"); err != nil || !strings.Contains(out, "forgot /n/b.md") {
 		t.Fatalf("forget: %q %v", out, err)
 	}
-	if _, _, err := run(t, sock, "forget", "/n/b.md"); !errors.Is(err, memory.ErrNotFound) {
+	if _, _, err := run(t, sock, "forget", "/n/b.md"); !errors.Is(err, memd.ErrNotFound) {
 		t.Fatalf("forget again: %v", err)
 	}
 	if out, _, err := run(t, sock, "reindex", "--json"); err != nil || !strings.Contains(out, `"queued": 1`) || svc.LastReindex != "" {

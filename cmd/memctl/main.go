@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/internal/config"
 )
 
@@ -80,7 +80,7 @@ memd in the background when no daemon answers on the socket.`,
 
 // describe is the line a person reads when a command fails.
 func describe(err error) string {
-	var e *api.Error
+	var e *memd.Error
 	if errors.As(err, &e) {
 		return e.Message
 	}

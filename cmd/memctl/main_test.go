@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server"
 )
 
 // fakeDaemon serves svc on a fresh short socket and returns its path.
-func fakeDaemon(t *testing.T, svc api.Service) string {
+func fakeDaemon(t *testing.T, svc server.Service) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "memctl")
 	if err != nil {
@@ -22,11 +22,11 @@ func fakeDaemon(t *testing.T, svc api.Service) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "memd.sock")
-	l, err := api.Listen(sock)
+	l, err := server.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := api.NewServer(svc, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	s := server.NewServer(svc, server.Options{Logger: slog.New(slog.DiscardHandler)})
 	go s.Serve(l)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -120,43 +120,42 @@ type recallArgs struct {
 	K          int      `json:"k,omitempty" jsonschema:"how many passages to return (default 10)"`
 	Folder     string   `json:"folder,omitempty" jsonschema:"only notes of this registered folder (absolute path)"`
 	PathPrefix string   `json:"path_prefix,omitempty" jsonschema:"only notes whose absolute path starts with this"`
-	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags"`
+	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags (a tag matches the tags under it: garden matches garden/bees)"`
+	PerNote    bool     `json:"per_note,omitempty" jsonschema:"one passage per note, its best, so that k counts notes"`
 }
 
-func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallArgs) (*mcp.CallToolResult, recallJSON, error) {
-	req := memory.RecallRequest{Query: in.Query, K: in.K, Filters: memory.Filters{Tags: in.Tags}}
+func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallArgs) (*mcp.CallToolResult, memd.RecallResult, error) {
+	req := memd.RecallRequest{Query: in.Query, K: in.K, Filters: memd.Filters{Tags: in.Tags}, PerNote: in.PerNote}
 	var err error
 	if in.Folder != "" {
 		if req.Filters.Folder, err = absArg("folder", in.Folder); err != nil {
-			return nil, recallJSON{}, err
+			return nil, memd.RecallResult{}, err
 		}
 	}
 	if in.PathPrefix != "" {
 		if err := requireAbs("path_prefix", in.PathPrefix); err != nil {
-			return nil, recallJSON{}, err
+			return nil, memd.RecallResult{}, err
 		}
 		if req.Filters.PathPrefix, err = absPrefix(in.PathPrefix); err != nil {
-			return nil, recallJSON{}, err
+			return nil, memd.RecallResult{}, err
 		}
 	}
 	c, err := a.client(ctx)
 	if err != nil {
-		return nil, recallJSON{}, err
+		return nil, memd.RecallResult{}, err
 	}
 	defer c.Close()
 	res, err := c.Recall(ctx, req)
 	if err != nil {
-		return nil, recallJSON{}, err
+		return nil, memd.RecallResult{}, err
 	}
-	out := toRecallJSON(res.Hits)
-	out.Warnings = res.Warnings
-	return textResult(hitsText(in.Query, res)), out, nil
+	return textResult(hitsText(in.Query, res)), res, nil
 }
 
 // hitsText is recall's answer for a model to read: each hit as
 // "path:start-end  heading" and its whole text, since the model cannot
 // open the rest of an excerpt as a person can.
-func hitsText(query string, res memory.RecallResult) string {
+func hitsText(query string, res memd.RecallResult) string {
 	var b strings.Builder
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(&b, "nothing in the notes matches %q\n", query)
@@ -188,9 +187,9 @@ type chatArgs struct {
 // chatAnswer is what the chat tool returns: the answer and the notes it
 // cites.
 type chatAnswer struct {
-	Answer    string            `json:"answer"`
-	Citations []memory.Citation `json:"citations"`
-	Warnings  []string          `json:"warnings,omitempty"`
+	Answer    string          `json:"answer"`
+	Citations []memd.Citation `json:"citations"`
+	Warnings  []string        `json:"warnings,omitempty"`
 }
 
 func (a *app) mcpChat(ctx context.Context, _ *mcp.CallToolRequest, in chatArgs) (*mcp.CallToolResult, chatAnswer, error) {
@@ -203,13 +202,13 @@ func (a *app) mcpChat(ctx context.Context, _ *mcp.CallToolRequest, in chatArgs) 
 		return nil, chatAnswer{}, err
 	}
 	defer c.Close()
-	res, err := c.Chat(ctx, memory.ChatRequest{K: in.K, Messages: []memory.Message{{Role: memory.RoleUser, Content: q}}}, nil)
+	res, err := c.Chat(ctx, memd.ChatRequest{K: in.K, Messages: []memd.Message{{Role: memd.RoleUser, Content: q}}}, nil)
 	if err != nil {
 		return nil, chatAnswer{}, err
 	}
 	out := chatAnswer{Answer: strings.TrimSpace(res.Message.Content), Citations: res.Citations, Warnings: res.Warnings}
 	if out.Citations == nil {
-		out.Citations = []memory.Citation{}
+		out.Citations = []memd.Citation{}
 	}
 	var b strings.Builder
 	b.WriteString(out.Answer + "\n")
@@ -223,23 +222,12 @@ func (a *app) mcpChat(ctx context.Context, _ *mcp.CallToolRequest, in chatArgs) 
 // mcpStatus is the status tool's answer: the counts and folders an agent
 // needs, without the daemon's internals.
 type mcpStatus struct {
-	Notes    int         `json:"notes"`
-	Chunks   int         `json:"chunks"`
-	Pending  int         `json:"pending"`
-	Skipped  int         `json:"skipped"`
-	Folders  []mcpFolder `json:"folders"`
-	Warnings []string    `json:"warnings,omitempty"`
-}
-
-type mcpFolder struct {
-	Path     string `json:"path"`
-	Notes    int    `json:"notes"`
-	Watching bool   `json:"watching"`
-	Error    string `json:"error,omitempty"`
-}
-
-func toMCPFolder(f memory.FolderStatus) mcpFolder {
-	return mcpFolder{Path: f.Path, Notes: f.Notes, Watching: f.Watching, Error: f.Error}
+	Notes    int                 `json:"notes"`
+	Chunks   int                 `json:"chunks"`
+	Pending  int                 `json:"pending"`
+	Skipped  int                 `json:"skipped"`
+	Folders  []memd.FolderStatus `json:"folders"`
+	Warnings []string            `json:"warnings,omitempty"`
 }
 
 func (a *app) mcpStatus(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpStatus, error) {
@@ -253,10 +241,7 @@ func (a *app) mcpStatus(ctx context.Context, _ *mcp.CallToolRequest, _ struct{})
 		return nil, mcpStatus{}, err
 	}
 	out := mcpStatus{Notes: st.Notes, Chunks: st.Chunks, Pending: st.Pending, Skipped: st.Skipped,
-		Folders: make([]mcpFolder, 0, len(st.Folders)), Warnings: st.Warnings}
-	for _, f := range st.Folders {
-		out.Folders = append(out.Folders, toMCPFolder(f))
-	}
+		Folders: append([]memd.FolderStatus{}, st.Folders...), Warnings: st.Warnings}
 	var b strings.Builder
 	printStatus(&b, st)
 	return textResult(b.String()), out, nil
@@ -270,39 +255,39 @@ type noteArgs struct {
 	Path string `json:"path" jsonschema:"the note file's absolute path"`
 }
 
-func (a *app) mcpAddFolder(ctx context.Context, _ *mcp.CallToolRequest, in folderArgs) (*mcp.CallToolResult, mcpFolder, error) {
+func (a *app) mcpAddFolder(ctx context.Context, _ *mcp.CallToolRequest, in folderArgs) (*mcp.CallToolResult, memd.FolderStatus, error) {
 	dir, err := absArg("path", in.Path)
 	if err != nil {
-		return nil, mcpFolder{}, err
+		return nil, memd.FolderStatus{}, err
 	}
 	c, err := a.client(ctx)
 	if err != nil {
-		return nil, mcpFolder{}, err
+		return nil, memd.FolderStatus{}, err
 	}
 	defer c.Close()
 	f, err := c.AddFolder(ctx, dir)
 	if err != nil {
-		return nil, mcpFolder{}, err
+		return nil, memd.FolderStatus{}, err
 	}
 	text := fmt.Sprintf("added %s; memd indexes it in the background (the status tool shows what is pending)", f.Path)
-	return textResult(text), toMCPFolder(f), nil
+	return textResult(text), f, nil
 }
 
-func (a *app) mcpForget(ctx context.Context, _ *mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, removedJSON, error) {
+func (a *app) mcpForget(ctx context.Context, _ *mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, memd.Removed, error) {
 	path, err := absArg("path", in.Path)
 	if err != nil {
-		return nil, removedJSON{}, err
+		return nil, memd.Removed{}, err
 	}
 	c, err := a.client(ctx)
 	if err != nil {
-		return nil, removedJSON{}, err
+		return nil, memd.Removed{}, err
 	}
 	defer c.Close()
 	if err := c.Forget(ctx, path); err != nil {
-		return nil, removedJSON{}, err
+		return nil, memd.Removed{}, err
 	}
 	text := fmt.Sprintf("forgot %s; it stays out of the index until the file changes", path)
-	return textResult(text), removedJSON{Path: path, Removed: true}, nil
+	return textResult(text), memd.Removed{Path: path, Removed: true}, nil
 }
 
 // absArg refuses a relative path: memctl mcp runs in whatever folder the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 // mcpAgent is an agent's end of memctl mcp, run over two pipes as an agent
@@ -28,7 +28,7 @@ type mcpAgent struct {
 	stdout *lockedBuffer // what the command wrote on stdout
 }
 
-// startMCP runs memctl mcp against svc served by a real api.Server, and
+// startMCP runs memctl mcp against svc served by a real server.Server, and
 // connects an MCP client to it. The command must return nil once its stdin
 // closes, which cleanup checks.
 func startMCP(t *testing.T, svc *apitest.Service) *mcpAgent {
@@ -168,9 +168,9 @@ func TestMCPRecall(t *testing.T) {
 	svc := recallFake()
 	ag := startMCP(t, svc)
 	res := ag.call(t, "recall", map[string]any{"query": "tomatoes", "k": 3, "folder": "/n", "path_prefix": "/n/", "tags": []string{"garden"}})
-	var got recallJSON
+	var got memd.RecallResult
 	structured(t, res, &got)
-	want := hitJSON{Folder: "/n", Path: "/n/garden.md", StartLine: 3, EndLine: 9, Heading: []string{"Garden", "Tomatoes"},
+	want := memd.Hit{Folder: "/n", Path: "/n/garden.md", StartLine: 3, EndLine: 9, Heading: []string{"Garden", "Tomatoes"},
 		Text: "## Tomatoes\n\nWater tomatoes deeply twice a week.\n", Summary: "watering", Score: 1.25}
 	if len(got.Hits) != 1 || !hitsEqual(got.Hits[0], want) {
 		t.Fatalf("hits %+v, want %+v", got.Hits, want)
@@ -193,7 +193,7 @@ func TestMCPRecall(t *testing.T) {
 	}
 }
 
-func hitsEqual(a, b hitJSON) bool {
+func hitsEqual(a, b memd.Hit) bool {
 	return a.Folder == b.Folder && a.Path == b.Path && a.StartLine == b.StartLine && a.EndLine == b.EndLine &&
 		slices.Equal(a.Heading, b.Heading) && a.Text == b.Text && a.Summary == b.Summary && a.Score == b.Score
 }
@@ -222,13 +222,13 @@ func TestMCPChat(t *testing.T) {
 
 func TestMCPStatus(t *testing.T) {
 	svc := recallFake()
-	svc.FolderList["/n"] = memory.FolderStatus{Path: "/n", Notes: 1, Watching: true}
+	svc.FolderList["/n"] = memd.FolderStatus{Path: "/n", Notes: 1, Watching: true}
 	svc.Pending = 2
 	ag := startMCP(t, svc)
 	res := ag.call(t, "status", nil)
 	var got mcpStatus
 	structured(t, res, &got)
-	want := mcpStatus{Notes: 1, Chunks: 1, Pending: 2, Folders: []mcpFolder{{Path: "/n", Notes: 1, Watching: true}}}
+	want := mcpStatus{Notes: 1, Chunks: 1, Pending: 2, Folders: []memd.FolderStatus{{Path: "/n", Notes: 1, Watching: true}}}
 	if got.Notes != want.Notes || got.Chunks != want.Chunks || got.Pending != want.Pending || !slices.Equal(got.Folders, want.Folders) {
 		t.Fatalf("status %+v, want %+v", got, want)
 	}
@@ -244,12 +244,12 @@ func TestMCPAddFolderForget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f mcpFolder
+	var f memd.FolderStatus
 	structured(t, ag.call(t, "add_folder", map[string]any{"path": dir}), &f)
 	if f.Path != dir || !f.Watching {
 		t.Errorf("folder %+v", f)
 	}
-	var rm removedJSON
+	var rm memd.Removed
 	structured(t, ag.call(t, "forget", map[string]any{"path": "/n/garden.md"}), &rm)
 	svc.Mu.Lock()
 	_, registered := svc.FolderList[dir]
@@ -296,10 +296,10 @@ func TestMCPToolErrors(t *testing.T) {
 func TestMCPExitsWhenStdinCloses(t *testing.T) {
 	svc := recallFake()
 	entered, release := make(chan struct{}), make(chan struct{})
-	svc.RecallHook = func(context.Context, memory.RecallRequest) (memory.RecallResult, error) {
+	svc.RecallHook = func(context.Context, memd.RecallRequest) (memd.RecallResult, error) {
 		close(entered)
 		<-release
-		return memory.RecallResult{Hits: []memory.Hit{}}, nil
+		return memd.RecallResult{Hits: []memd.Hit{}}, nil
 	}
 	ag := startMCP(t, svc)
 	called := make(chan error, 1)

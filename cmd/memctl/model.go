@@ -17,11 +17,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/gguf"
 	"github.com/memd-dev/memd/inference/hub"
 	"github.com/memd-dev/memd/internal/config"
-	"github.com/memd-dev/memd/memory"
 )
 
 // modelRoles are the roles `memctl model set` takes besides adapter:NAME.
@@ -53,10 +53,10 @@ func modelConfig(cmd *cobra.Command) (string, config.Config, error) {
 
 // modelListJSON is what model list --json prints.
 type modelListJSON struct {
-	Running bool                 `json:"running"`
-	Roles   []memory.ModelStatus `json:"roles"`
-	Files   []modelFile          `json:"files"`
-	Config  string               `json:"config"`
+	Running bool               `json:"running"`
+	Roles   []memd.ModelStatus `json:"roles"`
+	Files   []modelFile        `json:"files"`
+	Config  string             `json:"config"`
 }
 
 type modelFile struct {
@@ -74,7 +74,7 @@ func newModelListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := modelListJSON{Config: path, Roles: []memory.ModelStatus{}, Files: []modelFile{}}
+			out := modelListJSON{Config: path, Roles: []memd.ModelStatus{}, Files: []modelFile{}}
 			// A running daemon says what it loaded; listing does not start one.
 			if answers(a.socket) {
 				c := api.NewClient(a.socket)
@@ -101,17 +101,17 @@ func newModelListCmd(a *app) *cobra.Command {
 
 // configuredRoles is the roles as the config file sets them, for when no
 // daemon runs to say what it loaded.
-func configuredRoles(cfg config.Config) []memory.ModelStatus {
-	var out []memory.ModelStatus
+func configuredRoles(cfg config.Config) []memd.ModelStatus {
+	var out []memd.ModelStatus
 	for _, r := range []struct{ role, path string }{{"generator", cfg.Generator}, {"embedder", cfg.Embedder}, {"reranker", cfg.Reranker}} {
-		st := memory.ModelStatus{Role: r.role, Path: r.path, Reason: "memd is not running"}
+		st := memd.ModelStatus{Role: r.role, Path: r.path, Reason: "memd is not running"}
 		if r.path == "" {
 			st.Reason = "no model configured"
 		}
 		out = append(out, st)
 	}
 	for _, n := range slices.Sorted(maps.Keys(cfg.Adapters)) {
-		out = append(out, memory.ModelStatus{Role: adapterPrefix + n, Path: cfg.Adapters[n], Reason: "memd is not running"})
+		out = append(out, memd.ModelStatus{Role: adapterPrefix + n, Path: cfg.Adapters[n], Reason: "memd is not running"})
 	}
 	return out
 }

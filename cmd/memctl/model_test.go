@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/internal/config"
-	"github.com/memd-dev/memd/memory"
 )
 
 func TestModelSetUnset(t *testing.T) {
@@ -81,7 +81,7 @@ func TestModelList(t *testing.T) {
 		t.Fatalf("offline list %+v", l)
 	}
 
-	svc := &modelsService{Service: apitest.New(), status: memory.Status{PID: 42, Models: []memory.ModelStatus{
+	svc := &modelsService{Service: apitest.New(), status: memd.Status{PID: 42, Models: []memd.ModelStatus{
 		{Role: "embedder", Path: "/m/e.gguf", Loaded: true, Fingerprint: "0123456789abcdef0123", Backend: "cpu", Bytes: 300 << 20},
 		{Role: "generator", Reason: "no model configured"},
 	}}}
@@ -99,10 +99,10 @@ func TestModelList(t *testing.T) {
 // modelsService is the fake service with a status that lists models.
 type modelsService struct {
 	*apitest.Service
-	status memory.Status
+	status memd.Status
 }
 
-func (s *modelsService) Status(context.Context) (memory.Status, error) { return s.status, nil }
+func (s *modelsService) Status(context.Context) (memd.Status, error) { return s.status, nil }
 
 func TestModelPull(t *testing.T) {
 	dir := t.TempDir()

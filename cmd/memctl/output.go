@@ -14,9 +14,3 @@ func (a *app) printJSON(v any) error {
 	}
 	return nil
 }
-
-// removedJSON is what rm and forget print with --json.
-type removedJSON struct {
-	Path    string `json:"path"`
-	Removed bool   `json:"removed"`
-}

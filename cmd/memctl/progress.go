@@ -10,8 +10,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
-	"github.com/memd-dev/memd/memory"
 )
 
 // progress follows indexing until the daemon is idle: it counts notes from
@@ -21,7 +21,7 @@ type progress struct {
 	c      *api.Client
 	desc   string
 	w      io.Writer // nil: draw nothing
-	events chan memory.Event
+	events chan memd.Event
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -38,7 +38,7 @@ func (a *app) startProgress(ctx context.Context, c *api.Client, desc string) *pr
 	if err != nil {
 		return p // status polls alone drive the bar
 	}
-	p.events = make(chan memory.Event, 64)
+	p.events = make(chan memd.Event, 64)
 	p.wg.Go(func() {
 		defer close(p.events)
 		defer s.Close()
@@ -108,7 +108,7 @@ func (p *progress) untilIdle(ctx context.Context) error {
 				continue
 			}
 			switch ev.Type {
-			case memory.EventIndexed, memory.EventRemoved, memory.EventSkipped:
+			case memd.EventIndexed, memd.EventRemoved, memd.EventSkipped:
 				done++
 			}
 			pending = ev.Pending

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,39 +10,23 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
-
-// hitJSON is one hit as recall --json prints it; the field set is a
-// documented contract, so it is spelled out rather than memory.Hit as is.
-type hitJSON struct {
-	Folder    string   `json:"folder"`
-	Path      string   `json:"path"`
-	StartLine int      `json:"start_line"`
-	EndLine   int      `json:"end_line"`
-	Heading   []string `json:"heading"`
-	Text      string   `json:"text"`
-	Summary   string   `json:"summary"`
-	Score     float64  `json:"score"`
-	// Why is set with --explain: which ranked lists placed the hit.
-	Why []memory.Reason `json:"why,omitempty"`
-}
-
-type recallJSON struct {
-	Hits     []hitJSON `json:"hits"`
-	Warnings []string  `json:"warnings,omitempty"`
-}
 
 func newRecallCmd(a *app) *cobra.Command {
 	var (
-		req           memory.RecallRequest
+		req           memd.RecallRequest
 		after, before string
+		vimgrep       bool
 	)
 	cmd := &cobra.Command{
 		Use:   `recall "query"`,
 		Short: "Show the chunks of your notes that best answer a query",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if vimgrep && a.json {
+				return errors.New("--vimgrep and --json are two ways to print the hits; pick one")
+			}
 			req.Query = strings.Join(args, " ")
 			f := &req.Filters
 			var err error
@@ -71,14 +56,16 @@ func newRecallCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.json {
-				out := toRecallJSON(res.Hits)
-				out.Warnings = res.Warnings
-				return a.printJSON(out)
+				return a.printJSON(res)
 			}
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
 			}
-			printHits(a.out, res.Hits)
+			if vimgrep {
+				printVimgrep(a.out, res.Hits)
+			} else {
+				printHits(a.out, res.Hits)
+			}
 			for _, w := range res.Warnings {
 				fmt.Fprintln(a.errOut, "warning:", w)
 			}
@@ -86,27 +73,16 @@ func newRecallCmd(a *app) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&req.K, "k", "k", 0, fmt.Sprintf("how many hits (default %d, at most %d)", memory.DefaultK, memory.MaxK))
+	fl.IntVarP(&req.K, "k", "k", 0, fmt.Sprintf("how many hits (default %d, at most %d)", memd.DefaultK, memd.MaxK))
 	fl.StringVar(&req.Filters.Folder, "folder", "", "only notes of this registered folder")
 	fl.StringVar(&req.Filters.PathPrefix, "path", "", "only notes whose path starts with this")
-	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag (repeat: every tag must be on the note)")
+	fl.StringArrayVar(&req.Filters.Tags, "tag", nil, "only notes with this tag or a tag under it: garden matches garden/bees (repeat: every tag must be on the note)")
 	fl.StringVar(&after, "after", "", "only notes modified after this date (2006-01-02 or RFC 3339)")
 	fl.BoolVar(&req.Explain, "explain", false, "say which lists (bm25, vector, rerank) ranked each hit, at what rank and score")
 	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
+	fl.BoolVar(&req.PerNote, "per-note", false, "one hit per note, its best chunk (-k then counts notes)")
+	fl.BoolVar(&vimgrep, "vimgrep", false, "print path:line:col:text, one line a hit, as grep -n and Vim's quickfix and Emacs' grep-mode read it")
 	return cmd
-}
-
-func toRecallJSON(hits []memory.Hit) recallJSON {
-	out := recallJSON{Hits: make([]hitJSON, 0, len(hits))}
-	for _, h := range hits {
-		heading := h.Heading
-		if heading == nil {
-			heading = []string{}
-		}
-		out.Hits = append(out.Hits, hitJSON{Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
-			Heading: heading, Text: h.Text, Summary: h.Summary, Score: h.Score, Why: h.Why})
-	}
-	return out
 }
 
 // parseDate reads a date given on the command line; a bare date is
@@ -131,7 +107,7 @@ const (
 
 // printHits writes each hit as "path:start-end  heading > path  score" and
 // an indented excerpt.
-func printHits(w io.Writer, hits []memory.Hit) {
+func printHits(w io.Writer, hits []memd.Hit) {
 	for i, h := range hits {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -147,6 +123,21 @@ func printHits(w io.Writer, hits []memory.Hit) {
 		for _, line := range excerpt(h.Text) {
 			fmt.Fprintln(w, "    "+line)
 		}
+	}
+}
+
+// printVimgrep writes each hit as "path:line:col:text": the hit's first
+// line with text, so that a quickfix list opens on the chunk.
+func printVimgrep(w io.Writer, hits []memd.Hit) {
+	for _, h := range hits {
+		line, text := h.StartLine, ""
+		for i, l := range strings.Split(h.Text, "\n") {
+			if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+				line, text = h.StartLine+i, l
+				break
+			}
+		}
+		fmt.Fprintf(w, "%s:%d:1:%s\n", h.Path, line, text)
 	}
 }
 
@@ -172,7 +163,7 @@ func excerpt(text string) []string {
 }
 
 // explainLine is "bm25 #1 (7.21), vector #3 (0.812)".
-func explainLine(why []memory.Reason) string {
+func explainLine(why []memd.Reason) string {
 	parts := make([]string, len(why))
 	for i, r := range why {
 		parts[i] = fmt.Sprintf("%s #%d (%.3g)", r.List, r.Rank, r.Score)

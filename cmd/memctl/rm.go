@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 )
 
@@ -36,7 +37,7 @@ func removalCmd(a *app, use, short string, remove func(*api.Client, context.Cont
 				return err
 			}
 			if a.json {
-				return a.printJSON(removedJSON{Path: path, Removed: true})
+				return a.printJSON(memd.Removed{Path: path, Removed: true})
 			}
 			fmt.Fprintf(a.out, done, path)
 			return nil

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
@@ -35,7 +35,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var skips []memory.Skip
+			var skips []memd.Skip
 			if listSkips {
 				if skips, err = c.Skips(ctx); err != nil {
 					return err
@@ -59,7 +59,7 @@ func newStatusCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func printStatus(w io.Writer, st memory.Status) {
+func printStatus(w io.Writer, st memd.Status) {
 	fmt.Fprintf(w, "memd %s, pid %d, data %s (store %s)\n", st.Version, st.PID, st.DataDir, formatBytes(st.DBBytes))
 	fmt.Fprintf(w, "%d notes, %d chunks, %d pending, %d skipped\n", st.Notes, st.Chunks, st.Pending, st.Skipped)
 	if len(st.Folders) == 0 {
@@ -93,8 +93,8 @@ func printStatus(w io.Writer, st memory.Status) {
 
 // statusWithSkips is status --skips --json: the status with the skips beside.
 type statusWithSkips struct {
-	memory.Status
-	Skips []memory.Skip `json:"skips"`
+	memd.Status
+	Skips []memd.Skip `json:"skips"`
 }
 
 func formatBytes(n int64) string {
@@ -111,7 +111,7 @@ func formatBytes(n int64) string {
 }
 
 // backendText is where a model runs, e.g. "cuda, NVIDIA H200".
-func backendText(m memory.ModelStatus) string {
+func backendText(m memd.ModelStatus) string {
 	if m.Device == "" {
 		return m.Backend
 	}

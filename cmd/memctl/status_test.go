@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/memory"
 )
 
 func TestStatusJSON(t *testing.T) {
 	svc := recallFake()
-	svc.FolderList["/n"] = memory.FolderStatus{Path: "/n", Notes: 1, Watching: true}
-	svc.SkipList = []memory.Skip{{Path: "/n/big.log", Reason: "5.0 MB, over the 4 MiB limit"}}
+	svc.FolderList["/n"] = memd.FolderStatus{Path: "/n", Notes: 1, Watching: true}
+	svc.SkipList = []memd.Skip{{Path: "/n/big.log", Reason: "5.0 MB, over the 4 MiB limit"}}
 	sock := fakeDaemon(t, svc)
 	out, _, err := run(t, sock, "status", "--json")
 	if err != nil {

@@ -22,10 +22,11 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/internal/chatmodel"
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd/server"
 )
 
 // These tests run chat through the real daemon with the generated
@@ -122,13 +123,13 @@ func readSSE(t *testing.T, r io.Reader, stop func(sseEvent) bool) []sseEvent {
 
 // checkCitation fails unless c names a chunk the daemon holds, at lines
 // of its note that hold the chunk's text.
-func checkCitation(t *testing.T, c *api.Client, cit memory.Citation, src memory.Source) {
+func checkCitation(t *testing.T, c *api.Client, cit memd.Citation, src memd.Source) {
 	t.Helper()
 	n, err := c.Note(context.Background(), cit.Path)
 	if err != nil {
 		t.Fatalf("cited note %s: %v", cit.Path, err)
 	}
-	i := slices.IndexFunc(n.Chunks, func(h memory.Hit) bool { return h.ChunkID == cit.ChunkID })
+	i := slices.IndexFunc(n.Chunks, func(h memd.Hit) bool { return h.ChunkID == cit.ChunkID })
 	if i < 0 {
 		t.Fatalf("citation %+v names chunk %d, which %s does not hold", cit, cit.ChunkID, cit.Path)
 	}
@@ -166,11 +167,11 @@ func TestChatThroughDaemon(t *testing.T) {
 			json.Unmarshal([]byte(ev.data), &d)
 			text.WriteString(d.Text)
 		}
-		var res memory.ChatResult
+		var res memd.ChatResult
 		if err := json.Unmarshal([]byte(events[len(events)-1].data), &res); err != nil {
 			t.Fatal(err)
 		}
-		if strings.TrimSpace(text.String()) != chatAnswer || res.Message.Content != text.String() || res.Finish != memory.FinishStop {
+		if strings.TrimSpace(text.String()) != chatAnswer || res.Message.Content != text.String() || res.Finish != memd.FinishStop {
 			t.Fatalf("streamed %q, result %+v", text.String(), res)
 		}
 		if len(res.Sources) == 0 || res.Sources[0].Path != garden {
@@ -197,8 +198,8 @@ func TestChatThroughDaemon(t *testing.T) {
 			t.Fatalf("memctl chat printed:\n%s\nwant the answer, then %s:LINE: [1]", out, garden)
 		}
 		out, err = memctl(t, e.data, e.sock, "chat", "--json", "--max-tokens", "3", "tomatoes")
-		var res memory.ChatResult
-		if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Usage.CompletionTokens != 3 || res.Finish != memory.FinishLength {
+		var res memd.ChatResult
+		if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Usage.CompletionTokens != 3 || res.Finish != memd.FinishLength {
 			t.Fatalf("chat --json --max-tokens 3: %v\n%s", err, out)
 		}
 	})
@@ -215,7 +216,7 @@ func TestChatThroughDaemon(t *testing.T) {
 			Usage struct {
 				TotalTokens int `json:"total_tokens"`
 			}
-			Memd struct{ Citations []memory.Citation }
+			Memd struct{ Citations []memd.Citation }
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
 			t.Fatalf("%d %v", resp.StatusCode, err)
@@ -280,13 +281,13 @@ func TestChatThroughDaemon(t *testing.T) {
 			var p struct{ ID json.RawMessage }
 			json.Unmarshal(m.Params, &p)
 			switch {
-			case m.Method == api.NotifyChatSources:
+			case m.Method == server.NotifyChatSources:
 				sawSources[string(p.ID)] = true
-			case m.Method == api.NotifyChatDelta:
+			case m.Method == server.NotifyChatDelta:
 				if !sawSources[string(p.ID)] {
 					t.Fatalf("a delta of chat %s came before its sources", p.ID)
 				}
-			case m.Error != nil && m.Error.Code == api.RPCParseError:
+			case m.Error != nil && m.Error.Code == server.RPCParseError:
 				parseErr = true
 			case m.Error != nil:
 				t.Fatalf("error %+v", m.Error)
@@ -295,7 +296,7 @@ func TestChatThroughDaemon(t *testing.T) {
 			}
 		}
 		for id, raw := range results {
-			var res memory.ChatResult
+			var res memd.ChatResult
 			json.Unmarshal(raw, &res)
 			if strings.TrimSpace(res.Message.Content) != chatAnswer {
 				t.Errorf("chat %s answered %q", id, res.Message.Content)
@@ -339,7 +340,7 @@ type wsMsg struct {
 	Method string
 	Params json.RawMessage
 	Result json.RawMessage
-	Error  *api.RPCError
+	Error  *server.RPCError
 }
 
 func wsWrite(t *testing.T, ws *websocket.Conn, msg string) {
@@ -413,7 +414,7 @@ func TestChatCancelOnDisconnectAndLimit(t *testing.T) {
 	events := readSSE(t, resp.Body, nil)
 	resp.Body.Close()
 	full := time.Since(start)
-	var res memory.ChatResult
+	var res memd.ChatResult
 	if err := json.Unmarshal([]byte(events[len(events)-1].data), &res); err != nil || res.Usage.CompletionTokens < 400 {
 		t.Fatalf("long chat: %v %+v", err, res.Usage)
 	}
@@ -479,7 +480,7 @@ func TestChatConcurrent(t *testing.T) {
 // oneChat asks over SSE or over its own websocket and checks the answer.
 func (e *chatEnv) oneChat(overWS bool, q string) error {
 	body := fmt.Sprintf(`{"messages":[{"role":"user","content":%q}],"stop":["."],"max_tokens":8}`, q)
-	var res memory.ChatResult
+	var res memd.ChatResult
 	if overWS {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -507,7 +508,7 @@ func (e *chatEnv) oneChat(overWS bool, q string) error {
 			}
 		}
 	} else {
-		r, err := api.NewClient(e.sock).Chat(context.Background(), chatRequest(body), func(memory.ChatEvent) error { return nil })
+		r, err := api.NewClient(e.sock).Chat(context.Background(), chatRequest(body), func(memd.ChatEvent) error { return nil })
 		if err != nil {
 			return err
 		}
@@ -519,8 +520,8 @@ func (e *chatEnv) oneChat(overWS bool, q string) error {
 	return nil
 }
 
-func chatRequest(body string) memory.ChatRequest {
-	var r memory.ChatRequest
+func chatRequest(body string) memd.ChatRequest {
+	var r memd.ChatRequest
 	json.Unmarshal([]byte(body), &r)
 	return r
 }
@@ -533,7 +534,7 @@ func TestTCPListener(t *testing.T) {
 	if m == nil {
 		t.Fatalf("memd did not log its TCP address:\n%s", e.d.log)
 	}
-	tokPath := filepath.Join(e.data, api.TokenFile)
+	tokPath := filepath.Join(e.data, server.TokenFile)
 	fi, err := os.Stat(tokPath)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file %v %v; want mode 0600", fi, err)

@@ -16,18 +16,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
 )
 
 // recallJSON runs `memctl recall --json` and decodes the answer.
-func recallJSON(t *testing.T, data, sock string, args ...string) []memory.Hit {
+func recallJSON(t *testing.T, data, sock string, args ...string) []memd.Hit {
 	t.Helper()
 	out, err := memctl(t, data, sock, append([]string{"recall", "--json"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r struct{ Hits []memory.Hit }
+	var r struct{ Hits []memd.Hit }
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("recall --json: %v in %s", err, out)
 	}
@@ -35,18 +35,18 @@ func recallJSON(t *testing.T, data, sock string, args ...string) []memory.Hit {
 }
 
 // hitAt returns the first hit of path, if any.
-func hitAt(hits []memory.Hit, path string) (memory.Hit, bool) {
+func hitAt(hits []memd.Hit, path string) (memd.Hit, bool) {
 	for _, h := range hits {
 		if h.Path == path {
 			return h, true
 		}
 	}
-	return memory.Hit{}, false
+	return memd.Hit{}, false
 }
 
 // checkHitLines fails unless the hit's line span in its file contains word
 // and the hit's text starts inside that span.
-func checkHitLines(t *testing.T, h memory.Hit, word string) {
+func checkHitLines(t *testing.T, h memd.Hit, word string) {
 	t.Helper()
 	b, err := os.ReadFile(h.Path)
 	if err != nil {
@@ -85,7 +85,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st memory.Status
+	var st memd.Status
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestEndToEnd(t *testing.T) {
 		hits := recallJSON(t, data, sock, "quokka telemetry zanzibar")
 		_, found := hitAt(hits, renamed)
 		_, err := d.client.Note(context.Background(), renamed)
-		return !found && errors.Is(err, memory.ErrNotFound), "hits: " + paths(hits)
+		return !found && errors.Is(err, memd.ErrNotFound), "hits: " + paths(hits)
 	})
 
 	// Forget one note; reindex and rm answer.
@@ -152,7 +152,7 @@ func TestEndToEnd(t *testing.T) {
 	if _, err := memctl(t, data, sock, "forget", other); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.client.Note(context.Background(), other); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := d.client.Note(context.Background(), other); !errors.Is(err, memd.ErrNotFound) {
 		t.Fatalf("note after forget: %v", err)
 	}
 	if _, err := memctl(t, data, sock, "reindex", "--json"); err != nil {
@@ -181,7 +181,7 @@ func TestEndToEnd(t *testing.T) {
 	db.Close()
 }
 
-func paths(hits []memory.Hit) string {
+func paths(hits []memd.Hit) string {
 	var p []string
 	for _, h := range hits {
 		p = append(p, filepath.Base(h.Path))
@@ -198,7 +198,7 @@ func TestAutoStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st memory.Status
+	var st memd.Status
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.PID == 0 {
 		t.Fatalf("status: %v %s", err, out)
 	}
@@ -208,7 +208,7 @@ func TestAutoStart(t *testing.T) {
 	}
 	// A second memctl finds it running and does not start another.
 	out, err = memctl(t, data, sock, "status", "--json")
-	var st2 memory.Status
+	var st2 memd.Status
 	if err != nil || json.Unmarshal([]byte(out), &st2) != nil || st2.PID != st.PID {
 		t.Fatalf("second status: %v %s", err, out)
 	}

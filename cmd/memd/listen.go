@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd/server"
 )
 
 // chatFlags are serving settings without a config key yet: which web
@@ -40,13 +40,13 @@ func listenTCP(cfg config.Config, log *slog.Logger) (net.Listener, string, error
 	}
 	path := cfg.TCP.TokenFile
 	if path == "" {
-		path = filepath.Join(cfg.Data, api.TokenFile)
+		path = filepath.Join(cfg.Data, server.TokenFile)
 	}
-	token, err := api.EnsureToken(path)
+	token, err := server.EnsureToken(path)
 	if err != nil {
 		return nil, "", err
 	}
-	l, err := api.ListenTCP(cfg.TCP.Listen)
+	l, err := server.ListenTCP(cfg.TCP.Listen)
 	if err != nil {
 		return nil, "", err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/internal/config"
+	"github.com/memd-dev/memd/server"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -26,7 +26,7 @@ func main() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "memd:", err)
-		if errors.Is(err, store.ErrLocked) || errors.Is(err, api.ErrAlreadyRunning) {
+		if errors.Is(err, store.ErrLocked) || errors.Is(err, server.ErrAlreadyRunning) {
 			os.Exit(exitInUse)
 		}
 		os.Exit(1)
@@ -56,7 +56,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 	}
 	config.RegisterFlags(root.Flags())
 	serveFlags.register(root.Flags())
-	root.AddCommand(newVersionCmd())
+	root.AddCommand(newVersionCmd(), newCheckCmd())
 	addRuntimeCmd(root)
 	return root
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/inference/llama"
 	llamart "github.com/memd-dev/memd/inference/runtime"
@@ -30,7 +31,7 @@ type models struct {
 	generator *inference.Generator
 	embedder  *inference.Embedder
 	reranker  *inference.Reranker
-	status    []memory.ModelStatus
+	status    []memd.ModelStatus
 }
 
 // loadModels loads each configured role. It never fails: a missing
@@ -47,7 +48,7 @@ func loadModels(cfg config.Config, log *slog.Logger) *models {
 		}
 	}
 	for _, r := range roles {
-		st := memory.ModelStatus{Role: r.role, Path: r.path}
+		st := memd.ModelStatus{Role: r.role, Path: r.path}
 		switch {
 		case r.path == "":
 			st.Reason = fmt.Sprintf("no model configured (memctl model set %s PATH)", r.role)
@@ -83,7 +84,7 @@ func openRuntime(cfg config.Config) (*llama.Library, error) {
 }
 
 // load loads one configured role and fills its status.
-func (m *models) load(st *memory.ModelStatus) {
+func (m *models) load(st *memd.ModelStatus) {
 	if _, err := os.Stat(st.Path); err != nil {
 		st.Reason = fmt.Sprintf("the model file cannot be read (%v)", err)
 		return

@@ -10,10 +10,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
+	"github.com/memd-dev/memd/server"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -38,7 +38,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	l, err := api.Listen(cfg.Socket)
+	l, err := server.Listen(cfg.Socket)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
 		Fusion:    memory.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
 		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
-	srv := api.NewServer(svc, api.Options{Logger: log, AllowedOrigins: serveFlags.origins})
+	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins})
 	tl, token, err := listenTCP(cfg, log)
 	if err != nil {
 		l.Close()

@@ -17,12 +17,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/inference/llama"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/internal/chatmodel"
-	"github.com/memd-dev/memd/memory"
 )
 
 var (
@@ -124,7 +124,7 @@ func (r oneRun) tps() float64 {
 	return float64(r.tokens-1) / r.decode.Seconds()
 }
 
-var question = []memory.Message{{Role: memory.RoleUser, Content: "What do my notes say about publishing a vault?"}}
+var question = []memd.Message{{Role: memd.RoleUser, Content: "What do my notes say about publishing a vault?"}}
 
 func viaDaemon(ctx context.Context, c *api.Client, withMemory bool) (oneRun, error) {
 	return viaDaemonEach(ctx, c, withMemory, func() {})
@@ -132,11 +132,11 @@ func viaDaemon(ctx context.Context, c *api.Client, withMemory bool) (oneRun, err
 
 // viaDaemonEach is viaDaemon calling onDelta at each piece of text.
 func viaDaemonEach(ctx context.Context, c *api.Client, withMemory bool, onDelta func()) (oneRun, error) {
-	req := memory.ChatRequest{Messages: question, MaxTokens: *tokens, Memory: &withMemory}
+	req := memd.ChatRequest{Messages: question, MaxTokens: *tokens, Memory: &withMemory}
 	start := time.Now()
 	var first, last time.Time
-	res, err := c.Chat(ctx, req, func(ev memory.ChatEvent) error {
-		if ev.Type == memory.ChatDelta {
+	res, err := c.Chat(ctx, req, func(ev memd.ChatEvent) error {
+		if ev.Type == memd.ChatDelta {
 			last = time.Now()
 			if first.IsZero() {
 				first = last
@@ -240,7 +240,7 @@ func recallUnderLoad(ctx context.Context, c *api.Client, vocab []string) {
 		for range *recalls {
 			q := vocab[r.IntN(len(vocab))] + " " + vocab[r.IntN(len(vocab))]
 			start := time.Now()
-			if _, err := c.Recall(ctx, memory.RecallRequest{Query: q}); err != nil {
+			if _, err := c.Recall(ctx, memd.RecallRequest{Query: q}); err != nil {
 				return 0, 0, err
 			}
 			lat = append(lat, time.Since(start))

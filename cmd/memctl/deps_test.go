@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// memctl is a client: it links the wire vocabulary (package memd) and the
+// typed client (api), never the daemon. What needs the store or the
+// llama.cpp binding it asks the daemon, or `memd check`.
+func TestMemctlLinksNoDaemon(t *testing.T) {
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	banned := []string{
+		"go.etcd.io/bbolt",
+		"github.com/fsnotify/fsnotify",
+		"github.com/ebitengine/purego",
+		"github.com/memd-dev/memd/pipeline",
+		"github.com/memd-dev/memd/store",
+		"github.com/memd-dev/memd/memory",
+		"github.com/memd-dev/memd/server",
+		"github.com/memd-dev/memd/inference/llama",
+	}
+	for dep := range strings.FieldsSeq(string(out)) {
+		for _, b := range banned {
+			if dep == b || strings.HasPrefix(dep, b+"/") {
+				t.Errorf("memctl links %s", dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package server
+
+import (
+	"context"
+
+	"github.com/memd-dev/memd"
+)
+
+// Service is what the server answers from; *memory.Service implements it,
+// and cmd/memd hands it over.
+// Errors wrapping memd.ErrBadRequest, ErrNotFound, ErrUnknownFolder,
+// ErrUnavailable and ErrBusy become 400, 404, 404, 503 and 429 answers.
+type Service interface {
+	Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error)
+	Status(ctx context.Context) (memd.Status, error)
+	AddFolder(ctx context.Context, path string) (memd.FolderStatus, error)
+	RemoveFolder(ctx context.Context, path string) error
+	Folders(ctx context.Context) ([]memd.FolderStatus, error)
+	Note(ctx context.Context, path string) (memd.NoteDetail, error)
+	Forget(ctx context.Context, path string) error
+	Reindex(ctx context.Context, path string) (int, error) // "" = all; returns jobs queued
+	Skips(ctx context.Context) ([]memd.Skip, error)
+	Subscribe(ctx context.Context) <-chan memd.Event // closed when ctx ends
+	WaitIdle(ctx context.Context) error              // returns when no indexing work is pending
+
+	// Chat streams events to sink (sources first, then text) and returns
+	// the whole answer; see memory.Service.Chat. A *memd.BusyError
+	// becomes 429 with Retry-After.
+	Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error)
+	Embed(ctx context.Context, texts []string) (memd.EmbedResult, error)
+	Models(ctx context.Context) ([]memd.Model, error)
+}
