@@ -1,9 +1,11 @@
 // Package pipeline indexes folders of notes: it scans and watches them,
 // reconciles the disk with the store, queues changed paths as durable jobs,
 // parses notes into blocks, cuts them into chunks and writes them to the store.
-// With models configured, each note also goes through the model stages
-// (chunk with the memory-chunk adapter, summarize, embed) before the
-// group-committed write that stores it with its vectors.
+// Indexing has two phases: a changed note is stored at once, cut by the
+// heuristic chunker, so keyword search never waits for a model; with
+// models configured, the model stages (chunk with the memory-chunk
+// adapter, summarize, embed) then run in the background and replace the
+// note's chunks, summary and vectors in one transaction.
 //
 // It imports store, inference and the root package memd (its index
 // events are memd.Event), never memory, server or api.
@@ -29,6 +31,9 @@
 //     and is reported as "folder vanished"; its nearest existing ancestor is
 //     watched, and it is watched and reconciled again within moments of
 //     coming back.
+//   - A reader sees a note as the heuristic cut it or fully enriched,
+//     never half; a note waiting for its model stages is marked in the
+//     store, so a crash resumes its enrichment at the next start.
 //   - A rename is recognized by content hash when the new path is processed
 //     before the old one's removal (the watcher and reconcile queue present
 //     files first); the note then keeps its chunks and their ids.
