@@ -95,6 +95,9 @@ func (r *ChatRequest) Validate() error {
 			return badRequest(`stop string %q must be 1 to %d bytes`, stop, MaxStopBytes)
 		}
 	}
+	if err := r.Filters.Validate(); err != nil {
+		return err
+	}
 	return r.Sampling.Validate()
 }
 
@@ -125,6 +128,17 @@ type Source struct {
 	Text      string   `json:"text"`
 	Score     float64  `json:"score"`
 	ChunkID   uint64   `json:"chunk_id"`
+}
+
+// SourceOf is hit h given to the model as source n.
+func SourceOf(n int, h Hit) Source {
+	return Source{N: n, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
+		Heading: h.Heading, Title: h.Title, Text: h.Text, Score: h.Score, ChunkID: h.ChunkID}
+}
+
+// Citation is s as an answer that cites it names it.
+func (s Source) Citation() Citation {
+	return Citation{N: s.N, Path: s.Path, StartLine: s.StartLine, EndLine: s.EndLine, Heading: s.Heading, ChunkID: s.ChunkID}
 }
 
 // Citation is a source the answer cites: each distinct [N] in the answer

@@ -54,7 +54,7 @@ func (p prompt) warnings() []string {
 func (s *Service) buildPrompt(conv []memd.Message, hits []memd.Hit, grounded bool, budget int) (prompt, error) {
 	sources := make([]memd.Source, len(hits))
 	for i, h := range hits {
-		sources[i] = sourceOf(i+1, h)
+		sources[i] = memd.SourceOf(i+1, h)
 	}
 	try := func(nSources, nCut int) (prompt, bool, error) {
 		msgs, cut := render(conv, sources[:nSources], grounded, nCut)
@@ -192,11 +192,6 @@ func clip(text string, n int) string {
 		cut = cut[:len(cut)-1]
 	}
 	return cut + " …"
-}
-
-func sourceOf(n int, h memd.Hit) memd.Source {
-	return memd.Source{N: n, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
-		Heading: h.Heading, Title: h.Title, Text: h.Text, Score: h.Score, ChunkID: h.ChunkID}
 }
 
 // tokenizeChat renders msgs with the model's chat template (a plain

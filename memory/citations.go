@@ -27,9 +27,7 @@ func cite(text string, sources []memd.Source) []memd.Citation {
 			return
 		}
 		seen[n] = true
-		src := sources[n-1]
-		out = append(out, memd.Citation{N: n, Path: src.Path, StartLine: src.StartLine, EndLine: src.EndLine,
-			Heading: src.Heading, ChunkID: src.ChunkID})
+		out = append(out, sources[n-1].Citation())
 	}
 	for _, m := range citeMarks.FindAllStringSubmatch(text, -1) {
 		for part := range strings.FieldsFuncSeq(m[1], func(r rune) bool { return r == ',' || r == ';' }) {

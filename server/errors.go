@@ -12,6 +12,7 @@ import (
 	"github.com/memd-dev/memd"
 )
 
+// errorf is the answer status with code and a message made from format.
 func errorf(status int, code, format string, args ...any) *memd.Error {
 	return &memd.Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }

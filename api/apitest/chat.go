@@ -32,8 +32,7 @@ func (s *Service) Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.C
 			return res, err
 		}
 		for i, h := range rec.Hits {
-			res.Sources = append(res.Sources, memd.Source{N: i + 1, Folder: h.Folder, Path: h.Path, StartLine: h.StartLine,
-				EndLine: h.EndLine, Heading: h.Heading, Text: h.Text, ChunkID: h.ChunkID})
+			res.Sources = append(res.Sources, memd.SourceOf(i+1, h))
 		}
 	}
 	if err := sink(memd.ChatEvent{Type: memd.ChatSources, Sources: res.Sources}); err != nil {
@@ -50,8 +49,7 @@ func (s *Service) Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.C
 	}
 	for _, src := range res.Sources {
 		if strings.Contains(answer, fmt.Sprintf("[%d]", src.N)) {
-			res.Citations = append(res.Citations, memd.Citation{N: src.N, Path: src.Path, StartLine: src.StartLine,
-				EndLine: src.EndLine, Heading: src.Heading, ChunkID: src.ChunkID})
+			res.Citations = append(res.Citations, src.Citation())
 		}
 	}
 	res.Message = memd.Message{Role: memd.RoleAssistant, Content: answer}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +24,8 @@ func memdOnPath(t *testing.T) {
 			return
 		}
 		memdBuild.dir = dir
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", dir, "../memd").CombinedOutput()
+		// go test puts the go that runs it first on PATH.
+		out, err := exec.Command("go", "build", "-o", dir, "../memd").CombinedOutput()
 		if err != nil {
 			memdBuild.err = &buildError{err, string(out)}
 		}
