@@ -30,6 +30,7 @@ type Indexer struct {
 	folders  *folderRegistry
 	queue    *jobQueue
 	stages   *modelStages
+	worker   *batchWorker
 	enricher *enricher
 	events   broadcaster
 	indexed  atomic.Int64
@@ -39,8 +40,7 @@ type Indexer struct {
 	folderMu sync.Mutex // serializes AddFolder and RemoveFolder
 	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, and an enrichment's commit, against Forget, Reindex, RemoveFolder
 
-	preparers []*preparer  // owned by the worker goroutine
-	busy      atomic.Int64 // batches and reconciles under way
+	busy atomic.Int64 // batches and reconciles under way
 
 	tally       chunkerTally
 	reembedWake chan struct{} // capacity 1: a note was written without vectors
@@ -67,6 +67,10 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 		reqs:    make(chan string, 16),
 
 		reembedWake: make(chan struct{}, 1),
+	}
+	ix.worker = &batchWorker{
+		db: db, cfg: cfg, log: log, queue: ix.queue, folders: ix.folders, enrich: ix.stages.on(),
+		writeMu: &ix.writeMu, busy: &ix.busy, host: ix,
 	}
 	ix.enricher = &enricher{
 		db: db, stages: ix.stages, log: log, commitMu: &ix.writeMu, committed: ix.enriched,
@@ -107,7 +111,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { w.run(ctx) })
-	wg.Go(func() { ix.work(ctx) })
+	wg.Go(func() { ix.worker.run(ctx) })
 	wg.Go(func() { ix.reconcileLoop(ctx) })
 	if ix.stages.on() {
 		wg.Go(func() { ix.enricher.run(ctx) })
@@ -204,6 +208,12 @@ func (ix *Indexer) WaitIdle(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// committed tells the rest of memd what a batch's commit did.
+func (ix *Indexer) committed(eff *txEffects, indexed int64) {
+	ix.afterCommit(eff)
+	ix.indexed.Add(indexed)
 }
 
 // enriched tells the rest of memd what an enrichment commit did.

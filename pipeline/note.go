@@ -58,7 +58,7 @@ type outcome struct {
 
 // preparer computes outcomes on one goroutine, with its own analyzer.
 type preparer struct {
-	ix    *Indexer
+	w     *batchWorker
 	skips map[string]store.Skip
 	terms termCounter
 }
@@ -74,7 +74,7 @@ type noteFile struct {
 // its content is new, parses it into the note to write.
 func (p *preparer) prepare(j store.Job) outcome {
 	o := outcome{job: j}
-	rules, ok := p.ix.folders.rules(j.Folder)
+	rules, ok := p.w.folders.rules(j.Folder)
 	if !ok {
 		return o // folder removed; apply finishes the job
 	}
@@ -101,7 +101,7 @@ func (p *preparer) prepare(j store.Job) outcome {
 	}
 	// Keyword search must not wait for a model: the note goes in with the
 	// heuristic's chunks now, and the model stages replace them later.
-	o.kind, o.note, o.enrich = outPut, n, p.ix.stages.on()
+	o.kind, o.note, o.enrich = outPut, n, p.w.enrich
 	o.chunks = p.chunks(pn)
 	return o
 }
@@ -134,7 +134,7 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
 		return noteFile{}, true
 	}
-	max := p.ix.cfg.MaxFileBytes
+	max := p.w.cfg.MaxFileBytes
 	if stat.size > max {
 		*o = tooBig(*o, stat.size, max)
 		return noteFile{}, true
@@ -241,7 +241,7 @@ func (p *preparer) gone(o outcome) outcome {
 // renamed from). Notes marked for a forced re-index are never moved.
 func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err error) {
 	var candidates []*store.Note
-	err = p.ix.db.View(func(tx *store.Tx) error {
+	err = p.w.db.View(func(tx *store.Tx) error {
 		var err error
 		if stored, err = tx.LookupNote(path); err != nil {
 			return err
@@ -270,7 +270,7 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 // chunks cuts a parsed note with the heuristic and computes each chunk's
 // terms.
 func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg.TitleWeight)
+	return newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg.TitleWeight)
 }
 
 // newChunks turns chunks of pn into chunks to store, with their terms.
