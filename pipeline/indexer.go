@@ -17,7 +17,13 @@ import (
 
 // Indexer keeps the store in line with the registered folders: it reconciles
 // them at start and every Config.Reconcile, watches them, queues changed
-// paths as durable jobs and indexes them in group-committed batches.
+// paths as durable jobs and indexes them in group-committed batches; with
+// models configured, it enriches each note in the background afterwards.
+//
+// It wires parts that know little of each other: the folder registry, the
+// watcher (which reads the registry as a folderTable and reports to the
+// Indexer as its watchSink), the job queue, the batch worker (reporting
+// through batchHost), the model stages and the enricher.
 //
 // All methods are safe for concurrent use. Folder methods work before Run
 // too (their jobs wait in the store's queue); watching and indexing happen
