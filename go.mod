@@ -13,6 +13,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.40.0

@@ -11,9 +11,12 @@ type Hit struct {
 	Title     string   `json:"title,omitempty"`
 	Text      string   `json:"text"`
 	Summary   string   `json:"summary"`
-	Score     float64  `json:"score"`
-	ChunkID   uint64   `json:"chunk_id"`
-	Why       []Reason `json:"why,omitempty"`
+	// Score is on one scale with or without vectors: in (0, 1], 1 for a
+	// chunk ranked first by every list the recall fused (BM25, vectors),
+	// falling with rank (rank.Fuse). With a reranker it is the reranker's.
+	Score   float64  `json:"score"`
+	ChunkID uint64   `json:"chunk_id"`
+	Why     []Reason `json:"why,omitempty"`
 }
 
 // Reason says which ranked list placed a hit, and where.

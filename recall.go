@@ -71,7 +71,11 @@ func (f *Filters) Validate() error {
 type RecallResult struct {
 	Hits     []Hit    `json:"hits"`
 	Warnings []string `json:"warnings,omitempty"`
-	TookMS   float64  `json:"took_ms"`
+	// CorrectedQuery is the query as recall looked for it when it matched
+	// misspelled words to words the notes hold ("showing results for …");
+	// empty when it took the query as it was.
+	CorrectedQuery string  `json:"corrected_query,omitempty"`
+	TookMS         float64 `json:"took_ms"`
 }
 
 // badRequest is an error wrapping ErrBadRequest with a message a person can

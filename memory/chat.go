@@ -24,9 +24,22 @@ type Generator interface {
 
 // errNoGenerator is what chat answers when the daemon has no model to
 // generate with.
-var errNoGenerator = fmt.Errorf("%w: chat needs a generator model and none is loaded; "+
-	"start memd with --generator PATH (a GGUF chat model), or run `memctl model set generator PATH`; "+
-	"recall works without one", memd.ErrUnavailable)
+var errNoGenerator error = classified{memd.ErrUnavailable, errors.New("chat needs a generator model and none is configured; " +
+	"run `memctl model set generator PATH` (a GGUF chat model) or start memd with --generator PATH; " +
+	"recall works without one")}
+
+// noGenerator says why chat has no generator: none configured, or the one
+// configured did not load, and then why (a missing llama.cpp runtime, a bad
+// file), since setting the generator again would not help.
+func (s *Service) noGenerator() error {
+	for _, m := range s.models {
+		if m.Role == "generator" && m.Path != "" && m.Reason != "" {
+			return classified{memd.ErrUnavailable, fmt.Errorf("chat needs the generator %s, which did not load: %s; recall works without it",
+				m.Path, m.Reason)}
+		}
+	}
+	return errNoGenerator
+}
 
 // chatState is the Service's chat bookkeeping.
 type chatState struct {
@@ -67,7 +80,7 @@ func (s *Service) ChatsInFlight() int { return int(s.chat.inFlight.Load()) }
 func (s *Service) Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error) {
 	start := time.Now()
 	if s.gen == nil {
-		return memd.ChatResult{}, errNoGenerator
+		return memd.ChatResult{}, s.noGenerator()
 	}
 	if err := s.checkChat(&r); err != nil {
 		return memd.ChatResult{}, err

@@ -1,12 +1,11 @@
 // Package memory is memd's service: Recall ranks chunks of notes for a query
-// (BM25 over the store's postings, vector search, reciprocal rank fusion,
-// an optional reranker, filters) and Chat answers from them (prompt
-// assembly, sessions, citations). It also registers folders and forgets
-// notes through the pipeline's Indexer, and keeps the in-memory vector
-// index in step with the store (Vectors, the pipeline's VectorSink). It
-// speaks in the root package memd's types and knows nothing of sockets.
+// (BM25 with typo tolerance and fusion from package rank, vector search
+// from package vector, an optional reranker, filters, one hit per note)
+// and Chat answers from them (prompt assembly, sessions, citations). It
+// also registers folders and forgets notes through the pipeline's Indexer.
+// It speaks in the root package memd's types and knows nothing of sockets.
 //
-// It imports the root package memd, pipeline, inference, store,
-// store/lexical and memory/vector; nothing imports it but cmd/memd, which
-// hands it to the server as its Service.
+// It imports the root package memd, rank, vector, pipeline, inference and
+// store; nothing imports it but cmd/memd, which hands it to the server as
+// its Service.
 package memory

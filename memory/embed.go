@@ -18,8 +18,8 @@ const (
 
 // errNoEmbedder is what Embed answers when the daemon has no embedding
 // model.
-var errNoEmbedder = fmt.Errorf("%w: embeddings need an embedding model and none is loaded; "+
-	"start memd with --embedder PATH (a GGUF embedding model), or run `memctl model set embedder PATH`", memd.ErrUnavailable)
+var errNoEmbedder error = classified{memd.ErrUnavailable, errors.New("embeddings need an embedding model and none is loaded; " +
+	"start memd with --embedder PATH (a GGUF embedding model), or run `memctl model set embedder PATH`")}
 
 // Embed returns the daemon's embedding of each text as it is, without the
 // query or document prompts recall adds, at interactive priority.

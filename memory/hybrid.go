@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // queryEmbedTimeout bounds the wait for the query's vector: an embedder
@@ -16,17 +19,19 @@ import (
 // then answers from BM25 with a warning.
 const queryEmbedTimeout = 3 * time.Second
 
-// queryVector is the outcome of embedding a query.
+// queryVector is the outcome of embedding a query: its vector and the
+// similarity floor a vector-only hit must pass.
 type queryVector struct {
-	vec []float32
-	err error
+	vec   []float32
+	floor float32
+	err   error
 }
 
 // embedQuery embeds q in the embedder's query format, before indexing work.
-func embedQuery(ctx context.Context, e QueryEmbedder, q string) queryVector {
+func embedQuery(ctx context.Context, e vector.Embedder, q string) queryVector {
 	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	out, err := e.Embed(ctx, []string{QueryText(e.Info(), q)}, inference.Interactive)
+	out, err := e.Embed(ctx, []string{vector.QueryText(e.Info(), q)}, inference.Interactive)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return queryVector{err: fmt.Errorf("the embedder did not answer within %s", queryEmbedTimeout)}
@@ -36,17 +41,6 @@ func embedQuery(ctx context.Context, e QueryEmbedder, q string) queryVector {
 		return queryVector{err: errors.New("the embedder returned no vector")}
 	}
 	return queryVector{vec: out[0].Vector}
-}
-
-// QueryText is q in the query format of the embedding model info
-// describes: EmbeddingGemma was trained with "task: search result | query:
-// …" (its documents as "title: … | text: …"); other models take the query
-// as it is.
-func QueryText(info inference.ModelInfo, q string) string {
-	if info.IsEmbeddingGemma() {
-		return "task: search result | query: " + q
-	}
-	return q
 }
 
 // hybrid answers a recall from the BM25 list and the vector list of sv,
@@ -61,29 +55,31 @@ func QueryText(info inference.ModelInfo, q string) string {
 // second read transaction then searches, fuses and reads the hits, each
 // note decoded once over both; a chunk that went between the two is
 // skipped (chunk ids are never reused).
-func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms []string, qtf map[string]int,
+func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query rank.Query,
 	k int, r memd.RecallRequest, res *memd.RecallResult) error {
-	depth, want := s.fusion.depth(k), s.hitsWanted(k)
+	depth, want := s.fusion.ListDepth(k), s.hitsWanted(k)
 	var vec queryVector
 	embedded := make(chan struct{})
 	go func() {
 		defer close(embedded)
-		vec = embedQuery(ctx, sv.embedder, q)
+		vec = embedQuery(ctx, sv.Embedder, q)
+		if vec.err == nil {
+			vec.floor, vec.err = s.vectorFloor(ctx, sv)
+		}
 	}()
 
 	sc := newScope(r.Filters, r.PerNote)
-	var scores []scored
-	var bm fusedList
+	var bm rank.List
 	err := s.db.View(func(tx *store.Tx) error {
-		var err error
-		if scores, err = s.bm25.rank(tx, terms, qtf); err != nil {
+		scores, err := s.lexical(tx, q, query, res)
+		if err != nil {
 			return err
 		}
 		if err := sc.readNotes(tx); err != nil {
 			return err
 		}
 		scores = sc.keep(scores)
-		bm = fusedList{name: "bm25", weight: s.fusion.BM25Weight, entries: topRanked(scores, depth)}
+		bm = s.bm25List(rank.Top(scores, min(depth, len(scores))))
 		return nil
 	})
 	<-embedded // the goroutine ends with the recall, whatever failed
@@ -97,46 +93,37 @@ func (s *Service) hybrid(ctx context.Context, sv *servingIndex, q string, terms 
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the query could not be embedded (%v); recall is BM25 alone", vec.err))
 			// No deeper than the BM25 list would have gone into fusion.
-			res.Hits = bm25Hits(tx, scores, min(want, depth), sc, r.Explain)
+			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), min(want, depth), sc, r.Explain)
 			return nil
 		}
-		near := sv.index.Search(vec.vec, depth, sc.accepts())
-		vl := fusedList{name: "vector", weight: s.fusion.VectorWeight, entries: make([]ranked, len(near))}
-		for i, n := range near {
-			vl.entries[i] = ranked{chunk: n.Chunk, score: float64(n.Score)}
+		vl := rank.List{Name: "vector", Weight: s.fusion.VectorWeight}
+		inBM25 := make(map[uint64]bool, len(bm.Entries))
+		for _, e := range bm.Entries {
+			inBM25[e.Chunk] = true
 		}
-		res.Hits = fusedHits(tx, fuse(s.fusion.K, bm, vl), want, sc, r.Explain)
+		for _, n := range sv.Index.Search(vec.vec, depth, sc.accepts()) {
+			if n.Score > vec.floor || inBM25[n.Chunk] {
+				vl.Entries = append(vl.Entries, rank.Scored{Chunk: n.Chunk, Score: float64(n.Score)})
+			}
+		}
+		res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm, vl), want, sc, r.Explain)
 		return nil
 	})
 }
 
-// topRanked is the best n of scores as a list to fuse, best first. It does
-// not drop or add entries of scores, only reorders them.
-func topRanked(scores []scored, n int) []ranked {
-	top := topScored(scores, min(n, len(scores)))
-	out := make([]ranked, len(top))
-	for i, sc := range top {
-		out[i] = ranked{chunk: sc.chunk, score: sc.score}
+// vectorFloor is the similarity a vector-only hit must pass: the config's
+// when it sets one, else the embedder's calibrated on sv (vector.Served.
+// Floor), so a query about nothing in the notes finds nothing.
+func (s *Service) vectorFloor(ctx context.Context, sv *vector.Served) (float32, error) {
+	switch {
+	case s.vectorFloorSet < 0:
+		return float32(math.Inf(-1)), nil
+	case s.vectorFloorSet > 0:
+		return float32(s.vectorFloorSet), nil
 	}
-	return out
-}
-
-// fusedHits reads the first want chunks of merged that are in sc into
-// hits, scored by fusion.
-func fusedHits(tx *store.Tx, merged []fused, want int, sc *scope, explain bool) []memd.Hit {
-	hits := make([]memd.Hit, 0, min(want, len(merged)))
-	for _, f := range merged {
-		h, ok := sc.hit(tx, f.chunk, f.score)
-		if !ok {
-			continue
-		}
-		if explain {
-			h.Why = f.why
-		}
-		hits = append(hits, h)
-		if len(hits) == want {
-			break
-		}
+	f, err := sv.Floor(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("calibrate the similarity floor: %w", err)
 	}
-	return hits
+	return f, nil
 }

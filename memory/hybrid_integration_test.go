@@ -18,6 +18,7 @@ import (
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // These tests run the real llama.cpp library (MEMD_LLAMA_LIB) on generated
@@ -66,9 +67,9 @@ func vectorFolder(t *testing.T) string {
 	return dir
 }
 
-func newTestVectors(t *testing.T, db *store.DB, cfg VectorsConfig) *Vectors {
+func newTestVectors(t *testing.T, db *store.DB, cfg vector.ServingConfig) *vector.Serving {
 	cfg.Logger = testLog(t)
-	v := NewVectors(db, cfg)
+	v := vector.NewServing(db, cfg)
 	t.Cleanup(func() { v.Close() })
 	return v
 }
@@ -82,7 +83,7 @@ func testLog(t *testing.T) *slog.Logger {
 // startPipeline makes the indexer memd's serve makes over db, with e for
 // the embed stage and sink told of each commit, and runs it until stop is
 // called or the test ends.
-func startPipeline(t *testing.T, db *store.DB, e pipeline.Embedder, sink pipeline.VectorSink) (ix *pipeline.Indexer, stop func()) {
+func startPipeline(t *testing.T, db *store.DB, e vector.Embedder, sink *vector.Serving) (ix *pipeline.Indexer, stop func()) {
 	t.Helper()
 	ix = pipeline.NewIndexer(db, pipeline.Config{Embedder: e, Vectors: sink, Logger: testLog(t)})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,7 +123,7 @@ func TestHybridRecallLlama(t *testing.T) {
 	e := loadTestEmbedder(t, ref.Path)
 	db := openTestStore(t)
 	dir := vectorFolder(t)
-	vecs := newTestVectors(t, db, VectorsConfig{Embedder: e})
+	vecs := newTestVectors(t, db, vector.ServingConfig{Embedder: e})
 	ix, _ := startPipeline(t, db, e, vecs)
 	indexFolder(t, ix, dir)
 
@@ -169,25 +170,14 @@ func (h *heldEmbedder) Embed(ctx context.Context, texts []string, prio inference
 	return h.Embedder.Embed(ctx, texts, prio)
 }
 
-// switchWatch passes the pipeline's calls on to the Vectors and tells of
-// its Switch once the Vectors have heard it.
-type switchWatch struct {
-	*Vectors
-	switched chan string
-}
-
-func (w *switchWatch) Switch(fp string) {
-	w.Vectors.Switch(fp)
-	w.switched <- fp
-}
-
 // vectorsMeta is what the store says of the re-embed: the active and next
-// fingerprints (pipeline.MetaVectorsActive, MetaVectorsNext) and how many
+// fingerprints (store.VectorState) and how many
 // vectors each of fps has.
 func vectorsMeta(t *testing.T, db *store.DB, fps ...string) (active, next string, counts []int) {
 	t.Helper()
 	err := db.View(func(tx *store.Tx) error {
-		active, next = string(tx.Meta(pipeline.MetaVectorsActive)), string(tx.Meta(pipeline.MetaVectorsNext))
+		st := tx.VectorState()
+		active, next = st.Active, st.Next
 		for _, fp := range fps {
 			counts = append(counts, tx.VectorCount(fp))
 		}
@@ -215,7 +205,7 @@ func TestReembedWhileRecalling(t *testing.T) {
 	// memd's first life: embedder A indexes the notes.
 	a := loadTestEmbedder(t, refA.Path)
 	fpA := a.Info().Fingerprint
-	first := newTestVectors(t, db, VectorsConfig{Embedder: a})
+	first := newTestVectors(t, db, vector.ServingConfig{Embedder: a})
 	ix, stop := startPipeline(t, db, a, first)
 	indexFolder(t, ix, notes)
 	stop()
@@ -227,16 +217,15 @@ func TestReembedWhileRecalling(t *testing.T) {
 	b := loadTestEmbedder(t, refB.Path)
 	fpB := b.Info().Fingerprint
 	var opened atomic.Int32
-	vecs := newTestVectors(t, db, VectorsConfig{Embedder: b, OpenEmbedder: func(path string) (QueryEmbedder, error) {
+	vecs := newTestVectors(t, db, vector.ServingConfig{Embedder: b, OpenEmbedder: func(path string) (vector.Embedder, error) {
 		opened.Add(1)
 		return inference.LoadEmbedder(testLibrary(t), inference.EmbedderConfig{Path: path, Threads: 1})
 	}})
-	if sv, _ := vecs.searchable(); sv == nil || sv.fp != fpA || opened.Load() != 1 {
+	if sv := served(vecs); sv == nil || sv.Fingerprint != fpA || opened.Load() != 1 {
 		t.Fatalf("serving %+v after %d opens", sv, opened.Load())
 	}
 	held := &heldEmbedder{Embedder: b, release: make(chan struct{})}
-	sink := &switchWatch{Vectors: vecs, switched: make(chan string, 1)}
-	ix, _ = startPipeline(t, db, held, sink)
+	ix, _ = startPipeline(t, db, held, vecs)
 	s := New(Config{DB: db, Indexer: ix, Vectors: vecs})
 	t.Cleanup(func() { s.Close() })
 
@@ -284,21 +273,12 @@ func TestReembedWhileRecalling(t *testing.T) {
 	if active, next, n := vectorsMeta(t, db, fpA, fpB); active != fpA || next != fpB || n[0] != 4 || n[1] != 0 {
 		t.Fatalf("during the re-embed: active %q next %q, %d old and %d new vectors", active, next, n[0], n[1])
 	}
-	if sv, _ := vecs.searchable(); sv == nil || sv.fp != fpA {
+	if sv := served(vecs); sv == nil || sv.Fingerprint != fpA {
 		t.Fatalf("during the re-embed: serving %+v", sv)
 	}
 
 	close(held.release)
-	select {
-	case fp := <-sink.switched:
-		if fp != fpB {
-			t.Fatalf("the pipeline switched to %q, want B's %q", fp, fpB)
-		}
-	case <-recallsDone:
-		t.Fatalf("recall failed during the re-embed (%d answered): %v", answered.Load(), recallErr)
-	case <-time.After(time.Minute):
-		t.Fatal("timed out waiting for the pipeline to switch to B's vectors")
-	}
+	await("the pipeline to switch to B's vectors", func() bool { return vecs.Stats().Fingerprint == fpB })
 	if err := vecs.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -309,8 +289,8 @@ func TestReembedWhileRecalling(t *testing.T) {
 	if recallErr != nil {
 		t.Fatalf("recall failed during the re-embed (%d answered): %v", answered.Load(), recallErr)
 	}
-	sv, _ := vecs.searchable()
-	if sv == nil || sv.fp != fpB || sv.index.Dim() != 96 {
+	sv := served(vecs)
+	if sv == nil || sv.Fingerprint != fpB || sv.Index.Dim() != 96 {
 		t.Fatalf("after the switch: %+v", sv)
 	}
 	if active, next, n := vectorsMeta(t, db, fpA, fpB); active != fpB || next != "" || n[0] != 0 || n[1] != 4 {

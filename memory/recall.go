@@ -3,11 +3,11 @@ package memory
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -25,33 +25,35 @@ func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.Recall
 	if err := ctx.Err(); err != nil {
 		return memd.RecallResult{}, err
 	}
-	terms, qtf := queryTerms(q)
+	query := rank.ParseQuery(q)
 	res := memd.RecallResult{Hits: []memd.Hit{}}
-	sv, warn := s.vectors.acquire()
+	sv, warn := s.vectors.Acquire()
 	if sv != nil {
-		defer sv.release()
+		defer sv.Release()
 	}
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
 	}
-	if len(terms) == 0 && sv == nil {
-		res.Warnings = append(res.Warnings, "the query has only stop words; add a more specific word")
-	}
 	var err error
 	if sv != nil {
-		err = s.hybrid(ctx, sv, q, terms, qtf, k, r, &res)
+		err = s.hybrid(ctx, sv, q, query, k, r, &res)
 	} else {
 		err = s.db.View(func(tx *store.Tx) error {
-			ranked, err := s.bm25.rank(tx, terms, qtf)
+			scores, err := s.lexical(tx, q, query, &res)
 			if err != nil {
 				return err
 			}
-			res.Hits = bm25Hits(tx, ranked, s.hitsWanted(k), newScope(r.Filters, r.PerNote), r.Explain)
+			want, sc := s.hitsWanted(k), newScope(r.Filters, r.PerNote)
+			bm := s.bm25List(bm25Kept(tx, scores, want, sc))
+			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), want, sc, r.Explain)
 			return nil
 		})
 	}
 	if err != nil {
 		return memd.RecallResult{}, fmt.Errorf("recall %q: %w", q, err)
+	}
+	if len(query.Terms) == 0 && len(res.Hits) == 0 {
+		res.Warnings = append(res.Warnings, "the query has only stop words; add a more specific word")
 	}
 	if s.reranker != nil && len(res.Hits) > 0 {
 		if err := rerank(ctx, s.reranker, q, res.Hits, max(k, s.fusion.RerankDepth), r.Explain); err != nil {
@@ -75,33 +77,83 @@ func (s *Service) hitsWanted(k int) int {
 	return max(k, min(s.fusion.RerankDepth, maxRerank))
 }
 
-// bm25Hits is the best n chunks of ranked in sc as hits, best first, scored
-// by BM25. It sorts only as deep as the filters make it go: when they
-// reject too many, it goes on below the last chunk it read, so no chunk is
-// read twice. ranked is consumed: its contents are overwritten.
-func bm25Hits(tx *store.Tx, ranked []scored, n int, sc *scope, explain bool) []memd.Hit {
-	hits := make([]memd.Hit, 0, min(n, len(ranked)))
-	rest := ranked
-	for step := 4*n + 50; len(rest) > 0; step *= 4 {
-		batch := topScored(rest, min(step, len(rest)))
-		for _, x := range batch {
-			h, ok := sc.hit(tx, x.chunk, x.score)
-			if !ok {
+// lexical ranks the chunks holding terms of query (parsed from text) by
+// BM25, with its typos corrected (rank.Typos.Correct); a correction is
+// said in res.CorrectedQuery.
+func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, res *memd.RecallResult) ([]rank.Scored, error) {
+	c := corpusOf(tx)
+	scores, df, err := s.bm25.Rank(tx, c, query)
+	if err != nil {
+		return nil, err
+	}
+	fixed, fixes := s.typos.Correct(query, df, func() *rank.Dictionary { return s.spelling.dictionary(tx) })
+	if len(fixes) == 0 {
+		return scores, nil
+	}
+	res.CorrectedQuery = rank.CorrectText(text, fixes)
+	scores, _, err = s.bm25.Rank(tx, c, fixed)
+	return scores, err
+}
+
+// corpusOf is the statistics BM25 normalizes by, as of tx.
+func corpusOf(tx *store.Tx) rank.Corpus {
+	c := tx.Counts()
+	return rank.Corpus{Chunks: c.Chunks, Length: c.Length}
+}
+
+// bm25List is BM25's ranking as a list to fuse.
+func (s *Service) bm25List(entries []rank.Scored) rank.List {
+	return rank.List{Name: "bm25", Weight: s.fusion.BM25Weight, Entries: entries}
+}
+
+// bm25Kept is the best n chunks of scores that are in sc (with one hit
+// per note, each the best of its note), best first. It sorts only as deep
+// as the filters make it go: when they reject too many, it goes on below
+// the last chunk it read, so no chunk is read twice. scores is reordered.
+func bm25Kept(tx *store.Tx, scores []rank.Scored, n int, sc *scope) []rank.Scored {
+	if noFilters(sc.filters) && sc.hitNotes == nil {
+		return rank.Top(scores, min(n, len(scores)))
+	}
+	kept := make([]rank.Scored, 0, min(n, len(scores)))
+	notes := map[string]bool{} // with one hit per note, the notes kept
+	read := 0
+	for step := 4*n + 50; ; step *= 4 {
+		top := rank.Top(scores, min(step, len(scores)))
+		for _, x := range top[read:] {
+			if !sc.holds(tx, x.Chunk) || !sc.firstOfNote(tx, x.Chunk, notes) {
 				continue
 			}
-			if explain {
-				h.Why = []memd.Reason{{List: "bm25", Rank: len(hits) + 1, Score: x.score}}
-			}
-			hits = append(hits, h)
-			if len(hits) == n {
-				return hits
+			if kept = append(kept, x); len(kept) == n {
+				return kept
 			}
 		}
-		if len(batch) == len(rest) {
+		if len(top) == len(scores) {
+			return kept
+		}
+		read = len(top)
+	}
+}
+
+// hitsOf reads the first want chunks of merged that are in sc into hits,
+// scored by fusion (rank.Fuse's scale). Every recall builds its hits here:
+// BM25 alone is a fusion of its one list.
+func hitsOf(tx *store.Tx, merged []rank.Fused, want int, sc *scope, explain bool) []memd.Hit {
+	hits := make([]memd.Hit, 0, min(want, len(merged)))
+	for _, f := range merged {
+		h, ok := sc.hit(tx, f.Chunk, f.Score)
+		if !ok {
+			continue
+		}
+		if explain {
+			h.Why = make([]memd.Reason, len(f.Why))
+			for i, w := range f.Why {
+				h.Why[i] = memd.Reason(w)
+			}
+		}
+		hits = append(hits, h)
+		if len(hits) == want {
 			break
 		}
-		last := batch[len(batch)-1]
-		rest = slices.DeleteFunc(rest, func(x scored) bool { return !better(last, x) })
 	}
 	return hits
 }

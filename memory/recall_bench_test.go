@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
 )
 
 // syntheticWord turns a rank into a pronounceable pseudo-word, so the
@@ -106,17 +106,32 @@ func termFreqs(text string) []store.TermFreq {
 // benchRecall asks 3-word queries (words of rank 20-2000: neither stop-word
 // common nor absent) with filters f and reports p50 and p99 latency.
 func benchRecall(b *testing.B, s *Service, f memd.Filters) {
+	benchQueries(b, s, f, func(rng *rand.Rand) string { return benchQuery(rng) })
+}
+
+func benchQuery(rng *rand.Rand) string {
+	return syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980))
+}
+
+// benchQueries asks the queries query makes and reports p50 and p99
+// latency, and the share of queries whose spelling recall corrected.
+func benchQueries(b *testing.B, s *Service, f memd.Filters, query func(*rand.Rand) string) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var lat []time.Duration
+	corrected := 0
 	for b.Loop() {
-		q := syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980))
+		q := query(rng)
 		t0 := time.Now()
 		res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: 10, Filters: f})
 		if err != nil || len(res.Warnings) > 0 {
 			b.Fatal(err, res.Warnings)
 		}
 		lat = append(lat, time.Since(t0))
+		if res.CorrectedQuery != "" {
+			corrected++
+		}
 	}
+	b.ReportMetric(100*float64(corrected)/float64(len(lat)), "corrected-%")
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
@@ -127,6 +142,21 @@ func BenchmarkRecall10k(b *testing.B) {
 }
 func BenchmarkRecall100k(b *testing.B) {
 	benchRecall(b, New(Config{DB: benchStore(b, 100_000)}), memd.Filters{})
+}
+
+// BenchmarkRecallTypo100k is BenchmarkRecall100k with the first word of
+// each query misspelled (one letter replaced), so typo tolerance looks the
+// word up in the term dictionary and ranks the corrected query. The
+// dictionary is built by the first query, whose time is one sample.
+func BenchmarkRecallTypo100k(b *testing.B) {
+	s := New(Config{DB: benchStore(b, 100_000)})
+	defer s.Close()
+	benchQueries(b, s, memd.Filters{}, func(rng *rand.Rand) string {
+		w := []byte(syntheticWord(20 + rng.IntN(1980)))
+		i := rng.IntN(len(w))
+		w[i] = "qwxy"[rng.IntN(4)] // letters syntheticWord never writes
+		return string(w) + " " + syntheticWord(20+rng.IntN(1980)) + " " + syntheticWord(20+rng.IntN(1980))
+	})
 }
 
 // benchFilters narrow the bench store of 100k chunks (25,000 notes of 4

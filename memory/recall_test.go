@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -150,32 +151,6 @@ func TestRecallRejectsBadRequests(t *testing.T) {
 	}
 }
 
-func TestTopScoredMatchesFullSort(t *testing.T) {
-	var s []scored
-	for i := 0; i < 500; i++ {
-		s = append(s, scored{chunk: uint64(i), score: float64((i * 7919) % 97)})
-	}
-	full := append([]scored(nil), s...)
-	sortScored(full)
-	top := topScored(append([]scored(nil), s...), 20)
-	if fmt.Sprint(top) != fmt.Sprint(full[:20]) {
-		t.Fatalf("topScored differs from sort:\n%v\n%v", top, full[:20])
-	}
-}
-
-func TestQueryDropsQuestionWords(t *testing.T) {
-	cases := []struct{ q, want string }{
-		{"how do I create a new vault", "[creat new vault]"},
-		{"what did we decide about tomatoes?", "[decid about tomato]"},
-		{"how do I", "[how do i]"}, // nothing else to look for: keep them
-	}
-	for _, c := range cases {
-		if got, _ := queryTerms(c.q); fmt.Sprint(got) != c.want {
-			t.Errorf("queryTerms(%q) = %v, want %s", c.q, got, c.want)
-		}
-	}
-}
-
 // filterStore is 400 notes of two chunks in /x, /y and /z, whose chunks
 // share the query words of filterQueries in varying counts and lengths, so
 // filters reject many of BM25's best chunks. The ten notes of /z have long
@@ -239,15 +214,19 @@ var storeFilters = []struct {
 func bm25Want(t *testing.T, db *store.DB, q string, f memd.Filters, n int, explain bool) (hits []memd.Hit, deepest int) {
 	t.Helper()
 	hits = []memd.Hit{}
-	terms, qtf := queryTerms(q)
 	err := db.View(func(tx *store.Tx) error {
-		scores, err := DefaultBM25.rank(tx, terms, qtf)
+		scores, _, err := rank.DefaultBM25.Rank(tx, corpusOf(tx), rank.ParseQuery(q))
 		if err != nil {
 			return err
 		}
-		sortScored(scores)
+		slices.SortFunc(scores, func(a, b rank.Scored) int {
+			if rank.Better(a, b) {
+				return -1
+			}
+			return 1
+		})
 		for i, sc := range scores {
-			c, err := tx.Chunk(sc.chunk)
+			c, err := tx.Chunk(sc.Chunk)
 			if err != nil {
 				return err
 			}
@@ -258,9 +237,9 @@ func bm25Want(t *testing.T, db *store.DB, q string, f memd.Filters, n int, expla
 			if !matchNote(f, note) {
 				continue
 			}
-			h := hitOf(c, note.Summary, sc.score)
+			h := hitOf(c, note.Summary, oneListScore(len(hits)+1))
 			if explain {
-				h.Why = []memd.Reason{{List: "bm25", Rank: len(hits) + 1, Score: sc.score}}
+				h.Why = []memd.Reason{{List: "bm25", Rank: len(hits) + 1, Score: sc.Score}}
 			}
 			hits, deepest = append(hits, h), i+1
 			if len(hits) == n {
@@ -273,6 +252,13 @@ func bm25Want(t *testing.T, db *store.DB, q string, f memd.Filters, n int, expla
 		t.Fatal(err)
 	}
 	return hits, deepest
+}
+
+// oneListScore is the score of the hit at rank r of a recall that fuses
+// one list: 1/(k+r) over 1/(k+1), the score of its first.
+func oneListScore(r int) float64 {
+	k := rank.DefaultFusion.K
+	return 1 / float64(k+r) / (1 / float64(k+1))
 }
 
 func TestRecallFilteredMatchesFullSort(t *testing.T) {
@@ -333,7 +319,7 @@ func TestBM25Deepens(t *testing.T) {
 			t.Errorf("k=%d %+v: got %v, want %v", c.k, c.f, got, c.want)
 		}
 		for i, h := range res.Hits {
-			if len(h.Why) != 1 || h.Why[0] != (memd.Reason{List: "bm25", Rank: i + 1, Score: h.Score}) {
+			if len(h.Why) != 1 || h.Why[0].List != "bm25" || h.Why[0].Rank != i+1 || h.Score != oneListScore(i+1) {
 				t.Errorf("k=%d %+v: hit %d why %+v score %v", c.k, c.f, i, h.Why, h.Score)
 			}
 		}

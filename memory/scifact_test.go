@@ -13,9 +13,10 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd"
-	"github.com/memd-dev/memd/memory/vector"
+	"github.com/memd-dev/memd/rank"
+	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/vector"
 )
 
 // TestSciFactNoiseFusion measures what fusing a vector list of pure noise
@@ -43,20 +44,20 @@ func TestSciFactNoiseFusion(t *testing.T) {
 	runs := []struct {
 		name   string
 		vec    bool
-		fusion Fusion
+		fusion rank.Fusion
 	}{
-		{"bm25 alone", false, Fusion{}},
-		{"noise, k=60, 1:1 (default)", true, Fusion{}},
-		{"noise, k=60, bm25 2:1", true, Fusion{BM25Weight: 2}},
-		{"noise, k=60, bm25 4:1", true, Fusion{BM25Weight: 4}},
-		{"noise, k=20, 1:1", true, Fusion{K: 20}},
-		{"noise, k=100, 1:1", true, Fusion{K: 100}},
+		{"bm25 alone", false, rank.Fusion{}},
+		{"noise, k=60, 1:1 (default)", true, rank.Fusion{}},
+		{"noise, k=60, bm25 2:1", true, rank.Fusion{BM25Weight: 2}},
+		{"noise, k=60, bm25 4:1", true, rank.Fusion{BM25Weight: 4}},
+		{"noise, k=20, 1:1", true, rank.Fusion{K: 20}},
+		{"noise, k=100, 1:1", true, rank.Fusion{K: 100}},
 	}
 	dir := t.TempDir()
 	for _, r := range runs {
 		cfg := Config{DB: db, Fusion: r.fusion}
 		if r.vec {
-			cfg.Vectors = servingVectors(db, idx, e)
+			cfg.Vectors = vector.Serve(db, idx, e)
 		}
 		s := New(cfg)
 		path := filepath.Join(dir, strings.NewReplacer(" ", "_", ",", "", ":", "-", "(", "", ")", "").Replace(r.name)+".tsv")
@@ -83,6 +84,91 @@ func TestSciFactNoiseFusion(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		t.Logf("%-28s %s", r.name, lines[len(lines)-1])
 	}
+}
+
+// TestSciFactTypos measures typo tolerance on BEIR SciFact, BM25 alone:
+// nDCG@10 of the clean queries and of a typo'd copy
+// (scripts/typo-queries.py, seed 15: one or two edits in a third of the
+// words), with typo tolerance on and off, on the test queries and, with
+// MEMD_SCIFACT_TRAIN=1, the training ones. It runs with MEMD_SCIFACT=<the
+// eval folder> and python3, and logs the figures.
+func TestSciFactTypos(t *testing.T) {
+	eval := os.Getenv("MEMD_SCIFACT")
+	if eval == "" {
+		t.Skip("MEMD_SCIFACT is not set")
+	}
+	db, ids := sciFactStore(t, filepath.Join(eval, "scifact", "corpus.jsonl"))
+	sets := []struct{ name, queries, qrels string }{{"test", "queries.test.jsonl", "qrels.tsv"}}
+	if os.Getenv("MEMD_SCIFACT_TRAIN") != "" {
+		sets = append(sets, struct{ name, queries, qrels string }{"train", "queries.jsonl", "qrels.train.tsv"})
+	}
+	dir := t.TempDir()
+	for _, set := range sets {
+		clean := filepath.Join(eval, "scifact", set.queries)
+		typod := filepath.Join(dir, "typo-"+set.queries)
+		out, err := exec.Command("python3", "../scripts/typo-queries.py", clean).Output()
+		if err != nil {
+			t.Fatalf("typo-queries.py: %v", err)
+		}
+		if err := os.WriteFile(typod, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		qrels := filepath.Join(eval, "scifact", set.qrels)
+		for _, r := range []struct {
+			name    string
+			queries string
+			typos   rank.Typos
+		}{
+			{"clean, typo tolerance off", clean, rank.Typos{Off: true}},
+			{"clean", clean, rank.Typos{}},
+			{"typo'd, typo tolerance off", typod, rank.Typos{Off: true}},
+			{"typo'd", typod, rank.Typos{}},
+		} {
+			s := New(Config{DB: db, Typos: r.typos})
+			corrected := 0
+			score := sciFactScore(t, eval, qrels, ids, sciFactQueries(t, r.queries), func(q string) memd.RecallResult {
+				res, err := s.Recall(context.Background(), memd.RecallRequest{Query: q, K: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.CorrectedQuery != "" {
+					corrected++
+				}
+				return res
+			})
+			s.Close()
+			t.Logf("%-5s %-28s %s (%d corrected)", set.name, r.name, score, corrected)
+		}
+	}
+}
+
+// sciFactScore asks every query with recall, writes the best chunk per
+// note as a run and returns score.py's summary line for it against qrels.
+func sciFactScore(t *testing.T, eval, qrels string, ids map[uint64]string, queries []sciFactQuery, recall func(q string) memd.RecallResult) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run.tsv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for _, q := range queries {
+		seen := map[string]bool{}
+		for _, h := range recall(q.Text).Hits {
+			if doc := ids[h.ChunkID]; !seen[doc] {
+				seen[doc] = true
+				fmt.Fprintf(w, "%s\t%s\t%v\n", q.ID, doc, h.Score)
+			}
+		}
+	}
+	w.Flush()
+	f.Close()
+	out, err := exec.Command("python3", filepath.Join(eval, "score.py"), qrels, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("score.py: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }
 
 type sciFactQuery struct {

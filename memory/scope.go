@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -69,11 +70,35 @@ func (sc *scope) accepts() func(chunk uint64) bool {
 
 // keep drops from scores, in place, the chunks readNotes found out of
 // scope; scores itself is overwritten.
-func (sc *scope) keep(scores []scored) []scored {
+func (sc *scope) keep(scores []rank.Scored) []rank.Scored {
 	if sc.chunks == nil {
 		return scores
 	}
-	return slices.DeleteFunc(scores, func(s scored) bool { _, ok := sc.chunks[s.chunk]; return !ok })
+	return slices.DeleteFunc(scores, func(s rank.Scored) bool { _, ok := sc.chunks[s.Chunk]; return !ok })
+}
+
+// holds reports whether chunk id's note passes the filters.
+func (sc *scope) holds(tx *store.Tx, id uint64) bool {
+	if sc.chunks != nil {
+		_, ok := sc.chunks[id]
+		return ok
+	}
+	return noFilters(sc.filters) || sc.notePasses(tx, id)
+}
+
+// firstOfNote reports, with one hit per note, whether chunk id is the
+// first asked about of its note (notes holds the notes seen); without
+// that rule every chunk is.
+func (sc *scope) firstOfNote(tx *store.Tx, id uint64, notes map[string]bool) bool {
+	if sc.hitNotes == nil {
+		return true
+	}
+	path, err := tx.ChunkPath(id)
+	if err != nil || notes[path] {
+		return false
+	}
+	notes[path] = true
+	return true
 }
 
 // hit reads chunk id as a hit scored score, if the chunk and its note
@@ -93,11 +118,7 @@ func (sc *scope) hit(tx *store.Tx, id uint64, score float64) (memd.Hit, bool) {
 
 // chunkHit is hit without the one-per-note rule.
 func (sc *scope) chunkHit(tx *store.Tx, id uint64, score float64) (memd.Hit, bool) {
-	if sc.chunks != nil {
-		if _, ok := sc.chunks[id]; !ok {
-			return memd.Hit{}, false
-		}
-	} else if !noFilters(sc.filters) && !sc.notePasses(tx, id) {
+	if !sc.holds(tx, id) {
 		return memd.Hit{}, false
 	}
 	c, err := tx.Chunk(id)

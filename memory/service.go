@@ -3,14 +3,15 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Indexer is the part of the pipeline the service drives.
@@ -35,21 +36,28 @@ type chunkerCounter interface {
 type Config struct {
 	DB      *store.DB
 	Indexer Indexer
-	BM25    BM25   // zero means DefaultBM25
-	Version string // reported in Status
+	BM25    rank.BM25 // zero means rank.DefaultBM25
+	Version string    // reported in Status
 	DataDir string
 
-	// Vectors is the vector index the pipeline feeds (NewVectors, passed
-	// to the pipeline as its VectorSink). When it is nil and Embedder is
-	// set, New makes one over the vectors already stored, which then
-	// follows no commits; Close closes it.
-	Vectors  *Vectors
-	Embedder QueryEmbedder
+	// Vectors is the vector index the pipeline keeps in step
+	// (vector.NewServing, passed to the pipeline's Config too). When it is
+	// nil and Embedder is set, New makes one over the vectors already
+	// stored, which then follows no commits; Close closes it.
+	Vectors  *vector.Serving
+	Embedder vector.Embedder
 	// Reranker, when set, re-orders the best fused hits.
 	Reranker Reranker
 	// Fusion tunes how BM25 and vector lists merge; zero fields take
-	// DefaultFusion's values.
-	Fusion Fusion
+	// rank.DefaultFusion's values.
+	Fusion rank.Fusion
+	// VectorFloor is the cosine similarity a vector-only hit must pass
+	// (one BM25 also found always may); zero means the floor calibrated
+	// for the embedder on the notes (vector.Served.Floor), negative no
+	// floor.
+	VectorFloor float64
+	// Typos tunes typo tolerance; the zero value is rank.DefaultTypos.
+	Typos rank.Typos
 	// Models describes the daemon's model roles for Status.
 	Models []memd.ModelStatus
 	// Generator answers Chat; nil means chat answers ErrUnavailable.
@@ -60,17 +68,21 @@ type Config struct {
 // Service answers recall over the store and manages folders through the
 // indexer. It is safe for concurrent use.
 type Service struct {
-	db      *store.DB
-	ix      Indexer
-	bm25    BM25
-	version string
-	dataDir string
-	started time.Time
+	db    *store.DB
+	ix    Indexer
+	bm25  rank.BM25
+	typos rank.Typos
+	// vectorFloorSet is Config.VectorFloor, 0 for the calibrated floor.
+	vectorFloorSet float64
+	spelling       *spelling
+	version        string
+	dataDir        string
+	started        time.Time
 
-	vectors     *Vectors
+	vectors     *vector.Serving
 	ownsVectors bool
 	reranker    Reranker
-	fusion      Fusion
+	fusion      rank.Fusion
 	models      []memd.ModelStatus
 	gen         Generator
 	chat        *chatState
@@ -79,22 +91,25 @@ type Service struct {
 // New returns a Service over cfg.
 func New(cfg Config) *Service {
 	p := cfg.BM25
-	if p == (BM25{}) {
-		p = DefaultBM25
+	if p == (rank.BM25{}) {
+		p = rank.DefaultBM25
 	}
 	s := &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
+		typos: cfg.Typos.WithDefaults(), spelling: &spelling{db: cfg.DB}, vectorFloorSet: cfg.VectorFloor,
 		dataDir: cfg.DataDir, started: time.Now().UTC(),
-		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.withDefaults(), models: cfg.Models,
+		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.WithDefaults(), models: cfg.Models,
 		gen: cfg.Generator, chat: newChatState(cfg.Chat)}
 	if s.vectors == nil && cfg.Embedder != nil {
-		s.vectors, s.ownsVectors = NewVectors(cfg.DB, VectorsConfig{Embedder: cfg.Embedder}), true
+		s.vectors, s.ownsVectors = vector.NewServing(cfg.DB, vector.ServingConfig{Embedder: cfg.Embedder}), true
 	}
 	return s
 }
 
 // Close stops what the Service started itself: the vector index New made
-// when Config.Vectors was nil. It closes no model.
+// when Config.Vectors was nil, and a term dictionary being rebuilt. It
+// closes no model.
 func (s *Service) Close() error {
+	s.spelling.wait()
 	if s.ownsVectors {
 		return s.vectors.Close()
 	}
@@ -150,11 +165,22 @@ func (s *Service) Folders(ctx context.Context) ([]memd.FolderStatus, error) {
 	return out, err
 }
 
-// AddFolder registers a folder and starts indexing it.
+// AddFolder registers a folder and starts indexing it. Adding a folder
+// that is already registered answers its status as it is: its notes and
+// whether it is watched, as Folders says.
 func (s *Service) AddFolder(ctx context.Context, path string) (memd.FolderStatus, error) {
 	f, err := s.ix.AddFolder(ctx, path)
 	if err != nil {
 		return memd.FolderStatus{}, classify(err)
+	}
+	all, err := s.Folders(ctx)
+	if err != nil {
+		return memd.FolderStatus{}, err
+	}
+	for _, st := range all {
+		if st.Path == f.Path {
+			return st, nil
+		}
 	}
 	return memd.FolderStatus{Path: f.Path, Added: f.Added}, nil
 }
@@ -224,11 +250,18 @@ func classify(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("%w: %w", memd.ErrNotFound, err)
+		return classified{memd.ErrNotFound, err}
 	case errors.Is(err, pipeline.ErrUnknownFolder):
-		return fmt.Errorf("%w: %w", memd.ErrUnknownFolder, err)
+		return classified{memd.ErrUnknownFolder, err}
 	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir):
-		return fmt.Errorf("%w: %w", memd.ErrBadRequest, err)
+		return classified{memd.ErrBadRequest, err}
 	}
 	return err
 }
+
+// classified is err, which is also of the API's kind; its message is err's
+// alone, since err already says what is wrong in words.
+type classified struct{ kind, err error }
+
+func (c classified) Error() string   { return c.err.Error() }
+func (c classified) Unwrap() []error { return []error{c.kind, c.err} }

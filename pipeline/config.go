@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Config tunes an Indexer. The zero value is what the daemon uses.
@@ -19,6 +20,15 @@ type Config struct {
 	// title or the heading path counts, on top of its count in the body.
 	// Zero means 2; a negative value leaves titles unweighted.
 	TitleWeight int
+	// AliasWeight, DescriptionWeight and OtherFieldWeight are how many
+	// times a term of the front matter's aliases, its description (desc,
+	// description or summary) and its other string values counts in each
+	// chunk of the note (noteFields). Zero means the default (2, 2, 1:
+	// measured on the Dendron vault, BENCHMARKS.md);
+	// negative leaves the field out.
+	AliasWeight       int
+	DescriptionWeight int
+	OtherFieldWeight  int
 	// Debounce is how long a path must stay quiet after a change before it
 	// is queued, so that an editor's save is one change. Zero means 300ms.
 	Debounce time.Duration
@@ -56,10 +66,10 @@ type Config struct {
 	// the generator's ContextPerSlot when it says, else 2048.
 	ChunkContext int
 	// Embedder embeds chunks; nil means no vectors.
-	Embedder Embedder
+	Embedder vector.Embedder
 	// Vectors, when set, hears of every vector written or removed, after
-	// the commit, so an in-memory index stays in step.
-	Vectors VectorSink
+	// the commit, so its in-memory index stays in step.
+	Vectors *vector.Serving
 	// Stages is how many notes go through the model stages at once, so
 	// their requests batch in the inference schedulers. Zero means 8.
 	Stages int
@@ -68,6 +78,9 @@ type Config struct {
 const (
 	defaultMaxFileBytes = 4 << 20
 	defaultTitleWeight  = 2
+	defaultAliasWeight  = 2
+	defaultDescWeight   = 2
+	defaultOtherWeight  = 1
 	defaultDebounce     = 300 * time.Millisecond
 	defaultReconcile    = 10 * time.Minute
 	defaultBatchNotes   = 2048
@@ -86,6 +99,9 @@ func (c Config) withDefaults() Config {
 	} else if c.TitleWeight < 0 {
 		c.TitleWeight = 0
 	}
+	c.AliasWeight = weightOr(c.AliasWeight, defaultAliasWeight)
+	c.DescriptionWeight = weightOr(c.DescriptionWeight, defaultDescWeight)
+	c.OtherFieldWeight = weightOr(c.OtherFieldWeight, defaultOtherWeight)
 	if c.Debounce <= 0 {
 		c.Debounce = defaultDebounce
 	}
@@ -114,4 +130,15 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	return c
+}
+
+// weightOr is w, def when w is zero, 0 (left out) when w is negative.
+func weightOr(w, def int) int {
+	switch {
+	case w == 0:
+		return def
+	case w < 0:
+		return 0
+	}
+	return w
 }

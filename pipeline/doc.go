@@ -7,8 +7,12 @@
 // adapter, summarize, embed) then run in the background and replace the
 // note's chunks, summary and vectors in one transaction.
 //
-// It imports store, inference and the root package memd (its index
-// events are memd.Event), never memory, server or api.
+// Vectors are written through vector.Writer, which also keeps the serving
+// index (vector.Serving) in step after each commit and runs the re-embed
+// when the embedder changes.
+//
+// It imports store, vector, inference and the root package memd (its
+// index events are memd.Event), never memory, server or api.
 //
 // Decisions a caller may rely on:
 //   - Folders may not nest: adding a folder inside or around a registered

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Chunker names recorded in store.Note.Chunker.
@@ -14,23 +15,17 @@ const (
 )
 
 // txEffects collects what a write transaction did that must be told to
-// others once it commits: vectors for the sink and chunker count changes.
+// others once it commits: vectors for the vector writer and chunker count changes.
 // A transaction that is retried starts from a fresh one.
 type txEffects struct {
 	removed  []uint64 // chunks gone, with their vectors
-	puts     []vectorPut
+	puts     []vector.Put
 	chunkers map[string]int // note count change per chunker name
 	recount  bool           // chunker counts must be read again
 	// unembedded: a note was written without vectors although an
 	// embedder is configured; the re-embed loop picks it up.
 	unembedded bool
 	enrich     bool // a note was queued for the model stages
-}
-
-type vectorPut struct {
-	fp    string
-	chunk uint64
-	v     []float32
 }
 
 func (e *txEffects) chunker(name string, delta int) {
@@ -52,7 +47,7 @@ func removeNote(tx *store.Tx, path string, eff *txEffects) (bool, error) {
 }
 
 // noteRemoved records a deleted note: its chunks are removed for the vector
-// sink and it no longer counts for its chunker. A nil n (nothing was
+// writer and it no longer counts for its chunker. A nil n (nothing was
 // stored there) records nothing.
 func (e *txEffects) noteRemoved(n *store.Note) {
 	if n == nil {
@@ -62,28 +57,15 @@ func (e *txEffects) noteRemoved(n *store.Note) {
 	e.chunker(n.Chunker, -1)
 }
 
-// afterCommit tells the vector sink and the chunker counts what a committed
-// transaction did.
+// afterCommit tells the vector writer and the chunker counts what a
+// committed transaction did.
 func (ix *Indexer) afterCommit(eff *txEffects) {
 	ix.tally.apply(eff)
 	if eff.enrich {
 		ix.enricher.notify()
 	}
-	if eff.unembedded {
-		select {
-		case ix.reembedWake <- struct{}{}:
-		default:
-		}
-	}
-	sink := ix.cfg.Vectors
-	if sink == nil {
-		return
-	}
-	for _, id := range eff.removed {
-		sink.Remove(id)
-	}
-	for _, p := range eff.puts {
-		sink.Put(p.fp, p.chunk, p.v)
+	if ix.vectors != nil {
+		ix.vectors.Committed(eff.removed, eff.puts, eff.unembedded)
 	}
 }
 

@@ -136,7 +136,7 @@ func (e *enricher) parse(n *store.Note) (outcome, bool) {
 	o := outcome{job: j, kind: outPut, note: newNote(j, f, pn), parsed: pn}
 	if !e.stages.chunkOn {
 		cfg := e.stages.cfg
-		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg.TitleWeight)
+		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg)
 	}
 	return o, true
 }

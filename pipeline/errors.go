@@ -1,6 +1,9 @@
 package pipeline
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors a caller must tell apart. Each is wrapped with the path it concerns
 // and a message a person can act on.
@@ -14,3 +17,18 @@ var (
 	// ErrNotDir means the path given as a folder is not a directory.
 	ErrNotDir = errors.New("not a directory")
 )
+
+// kindError is an error of a kind (errors.Is finds it) whose message says
+// so in its own sentence, without the kind's words before it: a person
+// reads "x is not indexed", not "not found: forget x: store: not found: …".
+type kindError struct {
+	kind error
+	msg  string
+}
+
+func (e *kindError) Error() string        { return e.msg }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+
+func errorOf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}

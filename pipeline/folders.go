@@ -51,10 +51,10 @@ func (ix *Indexer) AddFolder(ctx context.Context, path string) (store.Folder, er
 			ix.folders.ensure(root)
 			ix.startWatch(root)
 			return f, nil
-		case within(root, f.Path):
-			return store.Folder{}, fmt.Errorf("add folder %s: %w: it is inside %s, which memd indexes already, so its notes are indexed", root, ErrNestedFolder, f.Path)
 		case within(f.Path, root):
-			return store.Folder{}, fmt.Errorf("add folder %s: %w: it contains %s, which memd indexes already; to index all of %s, remove that one first (memctl rm %s)", root, ErrNestedFolder, f.Path, root, f.Path)
+			return store.Folder{}, errorOf(ErrNestedFolder, "%s contains %s, which is already registered; remove that one first (memctl rm %s)", root, f.Path, f.Path)
+		case within(root, f.Path):
+			return store.Folder{}, errorOf(ErrNestedFolder, "%s is inside %s, which is already registered and indexes it", root, f.Path)
 		}
 	}
 
@@ -88,7 +88,7 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 		return err
 	}); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("remove folder %s: %w (memctl status lists the folders)", path, ErrUnknownFolder)
+			return errorOf(ErrUnknownFolder, "%s is not a registered folder; memctl status lists them", path)
 		}
 		return fmt.Errorf("remove folder %s: %w", path, err)
 	}
@@ -178,7 +178,7 @@ func (ix *Indexer) startWatch(root string) {
 // an existing directory.
 func canonicalDir(path string) (string, error) {
 	if path == "" {
-		return "", fmt.Errorf("add folder: %w: no path given", ErrNotDir)
+		return "", errorOf(ErrNotDir, "no folder given")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -186,7 +186,7 @@ func canonicalDir(path string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("add folder %s: %w: it does not exist", abs, ErrNotDir)
+		return "", errorOf(ErrNotDir, "%s does not exist", abs)
 	}
 	if err != nil {
 		return "", fmt.Errorf("add folder %s: %w", abs, err)
@@ -196,7 +196,7 @@ func canonicalDir(path string) (string, error) {
 		return "", fmt.Errorf("add folder %s: %w", abs, err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("add folder %s: %w: it is a file; give the folder that holds your notes", abs, ErrNotDir)
+		return "", errorOf(ErrNotDir, "%s is a file; give the folder that holds your notes", abs)
 	}
 	return real, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // dendronVault is the shared test corpus beside the repository; the tests
@@ -30,8 +31,9 @@ func dendronVault(t testing.TB) string {
 // testIndexer is an Indexer running over a fresh store in t.TempDir.
 type testIndexer struct {
 	*Indexer
-	db   *store.DB
-	stop func()
+	db      *store.DB
+	vectors *vector.Serving // the in-memory index the indexer keeps, with an embedder
+	stop    func()
 }
 
 func testConfig() Config {
@@ -56,7 +58,26 @@ func newIndexer(t testing.TB, cfg Config) *testIndexer {
 	t.Helper()
 	db := openStore(t, filepath.Join(t.TempDir(), "memd.db"))
 	t.Cleanup(func() { db.Close() })
-	return &testIndexer{Indexer: NewIndexer(db, cfg), db: db, stop: func() {}}
+	return wire(t, db, cfg)
+}
+
+// wire makes the indexer over db that memd's serve makes: with an
+// embedder, a vector.Serving of it hears of every commit.
+func wire(t testing.TB, db *store.DB, cfg Config) *testIndexer {
+	if cfg.Embedder != nil && cfg.Vectors == nil {
+		cfg.Vectors = vector.NewServing(db, vector.ServingConfig{Embedder: cfg.Embedder})
+		t.Cleanup(func() { cfg.Vectors.Close() })
+	}
+	return &testIndexer{Indexer: NewIndexer(db, cfg), db: db, vectors: cfg.Vectors, stop: func() {}}
+}
+
+// served is how many vectors of fingerprint fp the in-memory index holds.
+func (ti *testIndexer) served(fp string) int {
+	st := ti.vectors.Stats()
+	if st.Fingerprint != fp {
+		return 0
+	}
+	return st.Len
 }
 
 // start runs the indexer until the test ends or stop is called.

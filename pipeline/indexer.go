@@ -13,6 +13,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Indexer keeps the store in line with the registered folders: it reconciles
@@ -48,9 +49,8 @@ type Indexer struct {
 
 	busy atomic.Int64 // batches and reconciles under way
 
-	tally       chunkerTally
-	reembedWake chan struct{} // capacity 1: a note was written without vectors
-	reembedded  atomic.Int64
+	vectors *vector.Writer // nil without an embedder
+	tally   chunkerTally
 
 	mu  sync.Mutex
 	ran bool
@@ -71,8 +71,14 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 		stages:  newModelStages(cfg, log),
 		started: make(chan struct{}),
 		reqs:    make(chan string, 16),
-
-		reembedWake: make(chan struct{}, 1),
+	}
+	if e := cfg.Embedder; e != nil {
+		ix.vectors = vector.NewWriter(db, e, vector.WriterConfig{
+			Serving: cfg.Vectors, Logger: ix.log,
+			OnEmbed: func(chunks, tokens int, took time.Duration) { ix.stages.stats.embed.add(chunks, tokens, 0, took) },
+			OnError: func(what string, err error) { ix.emitError(what, err) },
+		})
+		ix.stages.vectors = ix.vectors
 	}
 	ix.worker = &batchWorker{
 		db: db, cfg: cfg, log: log, queue: ix.queue, folders: ix.folders, enrich: ix.stages.on(),
@@ -122,8 +128,8 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	if ix.stages.on() {
 		wg.Go(func() { ix.enricher.run(ctx) })
 	}
-	if ix.cfg.Embedder != nil {
-		wg.Go(func() { ix.reembedLoop(ctx) })
+	if ix.vectors != nil {
+		wg.Go(func() { ix.vectors.Run(ctx) })
 	}
 	wg.Wait()
 

@@ -11,6 +11,7 @@ import (
 	"github.com/memd-dev/memd/inference/llama/llamatest"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // These tests run the model stages on the real llama.cpp library with
@@ -113,9 +114,8 @@ func TestEmbedStageWithGeneratedEmbedder(t *testing.T) {
 	} {
 		writeFile(t, filepath.Join(dir, string(rune('a'+i))+".md"), src)
 	}
-	sink := &fakeSink{}
 	cfg := testConfig()
-	cfg.Embedder, cfg.Vectors = e, sink
+	cfg.Embedder = e
 	ti := startIndexer(t, cfg)
 	if _, err := ti.AddFolder(t.Context(), dir); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestEmbedStageWithGeneratedEmbedder(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			toks, err := e.Tokenize(documentText(ix(ti).stages.embedFormat, c))
+			toks, err := e.Tokenize(vector.DocumentText(vector.FormatFor(e.Info()), c))
 			if err != nil {
 				return err
 			}
@@ -146,12 +146,10 @@ func TestEmbedStageWithGeneratedEmbedder(t *testing.T) {
 	if err != nil || checked == 0 {
 		t.Fatalf("checked %d vectors: %v", checked, err)
 	}
-	if sink.count(fp) != checked {
-		t.Errorf("sink holds %d vectors, store %d", sink.count(fp), checked)
+	if got := ti.served(fp); got != checked {
+		t.Errorf("the in-memory index holds %d vectors, the store %d", got, checked)
 	}
 }
-
-func ix(ti *testIndexer) *Indexer { return ti.Indexer }
 
 func cosine(a, b []float32) float64 {
 	var ab, aa, bb float64

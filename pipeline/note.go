@@ -19,8 +19,11 @@ import (
 // Skip reasons that callers may match.
 const (
 	ReasonForgotten = "forgotten"
-	reasonBinary    = "binary file, not text"
-	reasonNotUTF8   = "not valid UTF-8 text (save it as UTF-8 to index it)"
+	// ReasonSymlink is why a linked note is not indexed: links are not
+	// followed (a loop cannot trap a scan, and no note is indexed twice).
+	ReasonSymlink = "a symlink: memd does not follow links; register the folder where the note really is"
+	reasonBinary  = "binary file, not text"
+	reasonNotUTF8 = "not valid UTF-8 text (save it as UTF-8 to index it)"
 )
 
 type outcomeKind int
@@ -111,6 +114,10 @@ func (p *preparer) prepare(j store.Job) outcome {
 // no note, was forgotten and is unchanged, is too big or cannot be read now.
 func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 	j := o.job
+	if rules.ignored(j.Path, false) || !isNoteName(j.Path) {
+		o.kind = outRemove
+		return noteFile{}, true
+	}
 	file, stat, err := openNote(j.Folder, j.Path)
 	switch {
 	case errors.Is(err, errFolderUnreachable):
@@ -118,18 +125,17 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 	case errors.Is(err, fs.ErrNotExist):
 		*o = p.gone(*o)
 		return noteFile{}, true
+	case errors.Is(err, errLinkInPath) && isLink(j.Path):
+		*o = skipFor(*o, ReasonSymlink)
+		return noteFile{}, true
 	case errors.Is(err, errLinkInPath), errors.Is(err, errNotRegular):
-		o.kind = outRemove
+		o.kind = outRemove // a link above it: the file is not in the folder
 		return noteFile{}, true
 	case err != nil:
 		*o = retry(*o, err)
 		return noteFile{}, true
 	}
 	defer file.Close()
-	if rules.ignored(j.Path, false) || !isNoteName(j.Path) {
-		o.kind = outRemove
-		return noteFile{}, true
-	}
 	o.size = stat.size
 	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
 		return noteFile{}, true
@@ -168,6 +174,12 @@ func openNote(folder, path string) (*os.File, fileStat, error) {
 		return nil, fileStat{}, err
 	}
 	return file, fileStat{size: fi.Size(), mtime: fi.ModTime()}, nil
+}
+
+// isLink reports whether path itself (its last component) is a symlink.
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // errNotRegular means a note's path names a directory, FIFO or device.
@@ -270,12 +282,13 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 // chunks cuts a parsed note with the heuristic and computes each chunk's
 // terms.
 func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	return newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg.TitleWeight)
+	return newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg)
 }
 
 // newChunks turns chunks of pn into chunks to store, with their terms.
-func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight int) []store.NewChunk {
+func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config) []store.NewChunk {
 	out := make([]store.NewChunk, len(cs))
+	fields := noteFields(pn, cfg)
 	for i, c := range cs {
 		title := c.Title
 		if title == "" {
@@ -284,7 +297,7 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, titleWeight
 		out[i] = store.NewChunk{Chunk: store.Chunk{
 			StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading, Title: title, Text: c.Text,
 		}}
-		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), titleWeight)
+		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
 	}
 	return out
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
+	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
-	"github.com/memd-dev/memd/store/lexical"
 )
 
 // indexVersions are the versions of the code that turns a file into what
@@ -29,6 +29,7 @@ var indexVersions = []struct {
 	{"lexical.version", "lexical analyzer", lexical.Version},
 	{"parse.version", "note parser", parse.Version},
 	{"chunk.version", "heuristic chunker", chunk.Version},
+	{"fields.version", "indexed note fields", fieldsVersion},
 }
 
 // Reindex queues every note file under path again, bypassing the unchanged
@@ -153,7 +154,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	p := canonicalNotePath(path)
 	root, _, ok := ix.folders.of(p)
 	if !ok || p == root {
-		return fmt.Errorf("forget %s: %w: it is not a note in any folder memd indexes", path, ErrUnknownFolder)
+		return errorOf(ErrUnknownFolder, "%s is in no folder memd indexes; memctl status lists them", path)
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -170,7 +171,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 			return err
 		}
 		if !removed && statErr != nil {
-			return fmt.Errorf("%w: it is not indexed and there is no such file", store.ErrNotFound)
+			return errorOf(store.ErrNotFound, "%s is not indexed and there is no such file", p)
 		}
 		size := int64(0)
 		if statErr == nil {
@@ -190,6 +191,10 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		return nil
 	})
 	if err != nil {
+		var said *kindError
+		if errors.As(err, &said) {
+			return err // it names the note already
+		}
 		return fmt.Errorf("forget %s: %w", p, err)
 	}
 	ix.afterCommit(eff)

@@ -36,9 +36,10 @@ type walk struct {
 
 // walkNotes lists the note files under dir (a folder root or a folder in
 // it) that the rules do not ignore. Symlinks are not followed, so a link
-// loop cannot trap the walk; linked files are left out too. Directories it
-// cannot read are returned apart, so their notes are not taken for deleted,
-// and so are files whose names no job can carry.
+// loop cannot trap the walk; linked note files are listed to be recorded
+// as skipped. Directories it cannot read are returned apart, so their
+// notes are not taken for deleted, and so are files whose names no job
+// can carry.
 func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (walk, error) {
 	w := walk{files: map[string]fileStat{}, unreadable: map[string]error{}, badNames: map[string]fileStat{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -60,7 +61,10 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (walk, error
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || rules.ignored(p, false) || !isNoteName(p) {
+		// A linked note goes in too: the job records it as skipped, so
+		// status says why it is not indexed instead of never naming it.
+		linked := d.Type()&fs.ModeSymlink != 0
+		if !(d.Type().IsRegular() || linked) || rules.ignored(p, false) || !isNoteName(p) {
 			return nil
 		}
 		info, err := d.Info()

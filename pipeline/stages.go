@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Stage names, as StageStats and logs call them.
@@ -70,21 +71,16 @@ type modelStages struct {
 	cfg Config
 	log *slog.Logger
 
-	chunkOn     bool   // the chunk model runs
-	chunkStatus string // ChunkerStatus
-	embedFP     string // the embedder's fingerprint
-	embedFormat string
-	noTemplate  atomic.Bool // the generator has no chat template: plain prompts
+	chunkOn     bool           // the chunk model runs
+	chunkStatus string         // ChunkerStatus
+	vectors     *vector.Writer // embeds the chunks; nil without an embedder
+	noTemplate  atomic.Bool    // the generator has no chat template: plain prompts
 	stats       stageCounters
 }
 
 func newModelStages(cfg Config, log *slog.Logger) *modelStages {
 	ms := &modelStages{cfg: cfg, log: log}
 	ms.chunkOn, ms.chunkStatus = chunkReady(cfg)
-	if e := cfg.Embedder; e != nil {
-		ms.embedFP = e.Info().Fingerprint
-		ms.embedFormat = embedFormatFor(e.Info())
-	}
 	return ms
 }
 
@@ -198,17 +194,17 @@ func (ms *modelStages) stageNote(ctx context.Context, terms *termCounter, o *out
 		if err != nil {
 			return err
 		}
-		o.chunks = newChunks(pn, cs, terms, ms.cfg.TitleWeight)
+		o.chunks = newChunks(pn, cs, terms, ms.cfg)
 		o.note.Chunker = name
 	}
 	var embedErr error
 	var wg sync.WaitGroup
-	if ms.cfg.Embedder != nil && len(o.chunks) > 0 {
+	if ms.vectors != nil && len(o.chunks) > 0 {
 		wg.Go(func() {
-			vecs, err := ms.embedChunks(ctx, o.chunks)
+			vecs, err := ms.vectors.EmbedChunks(ctx, o.chunks)
 			switch {
 			case err == nil:
-				o.vectors, o.vectorFP = vecs, ms.embedFP
+				o.vectors, o.vectorFP = vecs, ms.vectors.Fingerprint()
 			case aborts(ctx, err):
 				embedErr = err
 			default:

@@ -252,9 +252,8 @@ func TestEmbedStage(t *testing.T) {
 		fmt.Fprintf(&sb, "## S%d\n\npara %d.\n\n", k, k)
 	}
 	emb := &fakeEmb{fp: "emb-a", dim: 8}
-	sink := &fakeSink{}
 	cfg := testConfig()
-	cfg.Embedder, cfg.Vectors = emb, sink
+	cfg.Embedder = emb
 	cfg.Chunk.TargetTokens, cfg.Chunk.MaxTokens, cfg.Chunk.MinTokens = 4, 8, -1 // a chunk a section
 	ti, n, cs := indexOne(t, cfg, sb.String())
 	if len(cs) != 70 {
@@ -270,13 +269,13 @@ func TestEmbedStage(t *testing.T) {
 		if got := tx.VectorCount("emb-a"); got != len(n.Chunks) {
 			t.Errorf("%d vectors stored, want %d", got, len(n.Chunks))
 		}
-		if a := string(tx.Meta(MetaVectorsActive)); a != "emb-a" {
+		if a := tx.VectorState().Active; a != "emb-a" {
 			t.Errorf("active vectors %q", a)
 		}
 		return nil
 	})
-	if sink.count("emb-a") != 70 {
-		t.Errorf("sink holds %d vectors", sink.count("emb-a"))
+	if got := ti.served("emb-a"); got != 70 {
+		t.Errorf("the in-memory index holds %d vectors", got)
 	}
 	// A rewrite drops the vectors with the old chunks (phase one) and its
 	// enrichment writes the new chunks with theirs (phase two).
@@ -290,26 +289,8 @@ func TestEmbedStage(t *testing.T) {
 		}
 		return nil
 	})
-	// Removed: the 70 heuristic chunks the first enrichment replaced, the
-	// 70 enriched ones the rewrite replaced, and the rewrite's heuristic one.
-	if sink.count("emb-a") != 1 || sink.removedCount() != 141 {
-		t.Errorf("sink: %d vectors, %d removed", sink.count("emb-a"), sink.removedCount())
-	}
-}
-
-func TestDocumentText(t *testing.T) {
-	c := &store.Chunk{Title: "Watering", Heading: []string{"Garden", "Watering"}, Text: "Twice a week."}
-	if got := documentText(EmbedFormatGemma, c); got != "title: Watering | text: Garden > Watering\nTwice a week." {
-		t.Errorf("gemma: %q", got)
-	}
-	if got := documentText(EmbedFormatPlain, &store.Chunk{Text: "x"}); got != "x" {
-		t.Errorf("plain untitled: %q", got)
-	}
-	if f := embedFormatFor(inference.ModelInfo{Architecture: "gemma-embedding"}); f != EmbedFormatGemma {
-		t.Errorf("format for EmbeddingGemma: %q", f)
-	}
-	if f := embedFormatFor(inference.ModelInfo{Architecture: "bert", Name: "nomic"}); f != EmbedFormatPlain {
-		t.Errorf("format for bert: %q", f)
+	if got := ti.served("emb-a"); got != 1 {
+		t.Errorf("the in-memory index holds %d vectors after the rewrite", got)
 	}
 }
 
@@ -373,13 +354,13 @@ func TestReembedOnEmbedderChange(t *testing.T) {
 
 	gate := make(chan struct{})
 	embB := &fakeEmb{fp: "emb-b", dim: 4, gate: gate}
-	sink := &fakeSink{}
-	cfg.Embedder, cfg.Vectors = embB, sink
-	ti := &testIndexer{Indexer: NewIndexer(db, cfg), db: db}
+	cfg.Embedder = embB
+	ti := wire(t, db, cfg)
 	ti.start(t)
 	meta := func() (active, next string, a, b int) {
 		_ = db.View(func(tx *store.Tx) error {
-			active, next = string(tx.Meta(MetaVectorsActive)), string(tx.Meta(MetaVectorsNext))
+			st := tx.VectorState()
+			active, next = st.Active, st.Next
 			a, b = tx.VectorCount("emb-a"), tx.VectorCount("emb-b")
 			return nil
 		})
@@ -395,8 +376,6 @@ func TestReembedOnEmbedderChange(t *testing.T) {
 	if active, next, a, b := meta(); active != "emb-b" || next != "" || a != 0 || b != chunks {
 		t.Errorf("after the switch: active %q next %q, %d old and %d new vectors", active, next, a, b)
 	}
-	if sw := sink.switched(); len(sw) != 1 || sw[0] != "emb-b" || sink.count("emb-b") != chunks {
-		t.Errorf("sink: switches %q, %d vectors", sink.switched(), sink.count("emb-b"))
-	}
+	waitFor(t, "the in-memory index to serve the new vectors", func() bool { return ti.served("emb-b") == chunks })
 	ti.stop()
 }

@@ -46,7 +46,7 @@ func probeOf(t *testing.T, dirs []string, texts ...string) probe {
 	terms, hashes := map[string]bool{}, map[string]bool{}
 	var tc termCounter
 	add := func(s string) {
-		for _, tf := range tc.count(s, nil, 0) {
+		for _, tf := range tc.count(s, nil, 0, nil) {
 			terms[tf.Term] = true
 		}
 		sum := sha256.Sum256([]byte(s))
@@ -177,9 +177,9 @@ func eventsOf(t *testing.T, ti *testIndexer, ch <-chan memd.Event) []memd.Event 
 	}
 }
 
-func embedConfig(sink *fakeSink) Config {
+func embedConfig() Config {
 	cfg := testConfig()
-	cfg.Embedder, cfg.Vectors = &fakeEmb{fp: "emb-a", dim: 4}, sink
+	cfg.Embedder = &fakeEmb{fp: "emb-a", dim: 4}
 	return cfg
 }
 
@@ -187,12 +187,11 @@ func embedConfig(sink *fakeSink) Config {
 // is as it was before the note came, but for the "forgotten" skip.
 func TestForgetLeavesStoreAsBefore(t *testing.T) {
 	dir := smallFolder(t)
-	sink := &fakeSink{}
-	ti := startIndexer(t, embedConfig(sink))
+	ti := startIndexer(t, embedConfig())
 	addAndWait(t, ti, dir)
 	const text = "# Omega\n\nOmega is about olives and apricots.\n\n## Later\n\nBananas again.\n"
 	pr := probeOf(t, []string{dir}, text)
-	before, vecs := stateOf(t, ti.db, pr), sink.count("emb-a")
+	before, vecs := stateOf(t, ti.db, pr), ti.served("emb-a")
 
 	p := filepath.Join(dir, "omega.md")
 	writeFile(t, p, text)
@@ -211,8 +210,8 @@ func TestForgetLeavesStoreAsBefore(t *testing.T) {
 	after := stateOf(t, ti.db, pr)
 	want.MaxChunk = after.MaxChunk // the note's chunk ids are not handed out again
 	diffState(t, "after Forget", after, want)
-	if got := sink.count("emb-a"); got != vecs {
-		t.Errorf("the vector sink holds %d vectors, %d before the note", got, vecs)
+	if got := ti.served("emb-a"); got != vecs {
+		t.Errorf("the in-memory index holds %d vectors, %d before the note", got, vecs)
 	}
 	if len(evs) != 1 || evs[0].Type != memd.EventRemoved || evs[0].Path != p || evs[0].Reason != ReasonForgotten ||
 		evs[0].Folder != dir || evs[0].Notes != before.Counts.Notes {
@@ -229,10 +228,9 @@ func TestRemoveFolderLeavesStoreAsBefore(t *testing.T) {
 			fmt.Sprintf("# Note %d\n\nApricots, bananas and word%d.\n\n## Part\n\nGrapes %d.\n", i, i, i))
 	}
 	pr := probeOf(t, []string{dir, other})
-	sink := &fakeSink{}
-	ti := startIndexer(t, embedConfig(sink))
+	ti := startIndexer(t, embedConfig())
 	addAndWait(t, ti, dir)
-	before, vecs := stateOf(t, ti.db, pr), sink.count("emb-a")
+	before, vecs := stateOf(t, ti.db, pr), ti.served("emb-a")
 
 	addAndWait(t, ti, other)
 	if c := ti.counts(); c.Notes != 26 {
@@ -248,8 +246,8 @@ func TestRemoveFolderLeavesStoreAsBefore(t *testing.T) {
 	want := before
 	want.MaxChunk = after.MaxChunk
 	diffState(t, "after RemoveFolder", after, want)
-	if got := sink.count("emb-a"); got != vecs {
-		t.Errorf("the vector sink holds %d vectors, %d before the folder", got, vecs)
+	if got := ti.served("emb-a"); got != vecs {
+		t.Errorf("the in-memory index holds %d vectors, %d before the folder", got, vecs)
 	}
 	if m, f, h := ti.ChunkerCounts(); m+f+h != before.Counts.Notes {
 		t.Errorf("chunker counts %d+%d+%d, want %d notes", m, f, h, before.Counts.Notes)
@@ -265,11 +263,10 @@ func TestRemoveFolderLeavesStoreAsBefore(t *testing.T) {
 func TestRenameKeepsStore(t *testing.T) {
 	dir := smallFolder(t)
 	pr := probeOf(t, []string{dir})
-	sink := &fakeSink{}
-	ti := startIndexer(t, embedConfig(sink))
+	ti := startIndexer(t, embedConfig())
 	addAndWait(t, ti, dir)
 	alpha, beta, gamma := filepath.Join(dir, "alpha.md"), filepath.Join(dir, "beta.md"), filepath.Join(dir, "sub", "gamma.txt")
-	before, vecs := stateOf(t, ti.db, pr), sink.count("emb-a")
+	before, vecs := stateOf(t, ti.db, pr), ti.served("emb-a")
 
 	moved := func(s storeState, from, to string) storeState {
 		n := s.Notes[from]
@@ -299,8 +296,8 @@ func TestRenameKeepsStore(t *testing.T) {
 		evs := eventsOf(t, ti, events)
 		want := moved(before, beta, to)
 		diffState(t, "after the rename", stateOf(t, ti.db, pr), want)
-		if got := sink.count("emb-a"); got != vecs {
-			t.Errorf("the vector sink holds %d vectors, %d before", got, vecs)
+		if got := ti.served("emb-a"); got != vecs {
+			t.Errorf("the in-memory index holds %d vectors, %d before", got, vecs)
 		}
 		checkRenameEvents(t, evs, beta, to)
 		before = want
@@ -344,8 +341,8 @@ func TestRenameKeepsStore(t *testing.T) {
 			want.Counts.Length -= l
 		}
 		diffState(t, "after the rename", stateOf(t, ti.db, pr), want)
-		if got := sink.count("emb-a"); got != vecs-len(gone) {
-			t.Errorf("the vector sink holds %d vectors, want %d", got, vecs-len(gone))
+		if got := ti.served("emb-a"); got != vecs-len(gone) {
+			t.Errorf("the in-memory index holds %d vectors, want %d", got, vecs-len(gone))
 		}
 		checkRenameEvents(t, evs, alpha, gamma)
 	})

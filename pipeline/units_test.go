@@ -83,14 +83,14 @@ func TestTermCounter(t *testing.T) {
 		t.Fatalf("titleFields kept duplicates: %q", titles)
 	}
 	freq := map[string]uint32{}
-	for _, tf := range tc.count("apples are baked in pies; apples", titles, 2) {
+	for _, tf := range tc.count("apples are baked in pies; apples", titles, 2, nil) {
 		freq[tf.Term] = tf.Freq
 	}
 	// "apple": 2 in the body + 2 for the title; "bake": 1 + 2 for the heading.
 	if freq["appl"] != 4 || freq["bake"] != 3 || freq["pie"] != 3 {
 		t.Errorf("weighted frequencies %v", freq)
 	}
-	if got := tc.count("body", titles, 0); len(got) != 1 || got[0] != (store.TermFreq{Term: "bodi", Freq: 1}) {
+	if got := tc.count("body", titles, 0, nil); len(got) != 1 || got[0] != (store.TermFreq{Term: "bodi", Freq: 1}) {
 		t.Errorf("unweighted: %v", got)
 	}
 }

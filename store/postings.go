@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/memd-dev/memd/rank"
 )
 
 // The lexical index is one bbolt key per (block of chunk ids, term): the
@@ -18,12 +20,9 @@ import (
 // per block.
 const blockShift = 13
 
-// Posting is one chunk that holds a term.
-type Posting struct {
-	Chunk  uint64
-	Freq   uint32 // weighted frequency of the term in the chunk
-	Length uint32 // the chunk's length in terms
-}
+// Posting is one chunk that holds a term; rank/posting.go holds its
+// encoding in a block.
+type Posting = rank.Posting
 
 // blockRef names one posting block: a term and a block of chunk ids.
 type blockRef struct {
@@ -103,12 +102,12 @@ func (t *Tx) flushPostings() error {
 		key := k.key()
 		old := b.Get(key)
 		adds := e.adds[k]
-		if len(e.removes[k]) == 0 && slices.IsSortedFunc(adds, comparePostings) && (old == nil || adds[0].Chunk > lastID(old)) {
+		if len(e.removes[k]) == 0 && slices.IsSortedFunc(adds, rank.ComparePostings) && (old == nil || adds[0].Chunk > rank.LastID(old)) {
 			var prev uint64
 			if old != nil {
-				prev = lastID(old)
+				prev = rank.LastID(old)
 			}
-			if err := b.Put(key, appendBlock(old, adds, prev)); err != nil {
+			if err := b.Put(key, rank.AppendBlock(old, adds, prev)); err != nil {
 				return err
 			}
 			continue
@@ -116,7 +115,7 @@ func (t *Tx) flushPostings() error {
 		list = list[:0]
 		if old != nil {
 			var err error
-			if list, err = decodeBlock(old, list); err != nil {
+			if list, err = rank.DecodeBlock(old, list); err != nil {
 				return fmt.Errorf("postings of %q: %w", k.term, err)
 			}
 		}
@@ -124,21 +123,19 @@ func (t *Tx) flushPostings() error {
 			list = slices.DeleteFunc(list, func(p Posting) bool { return rm[p.Chunk] })
 		}
 		list = append(list, adds...)
-		slices.SortFunc(list, comparePostings)
+		slices.SortFunc(list, rank.ComparePostings)
 		if len(list) == 0 {
 			if err := b.Delete(key); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := b.Put(key, appendBlock(nil, list, 0)); err != nil {
+		if err := b.Put(key, rank.AppendBlock(nil, list, 0)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-func comparePostings(a, b Posting) int { return compareU64(a.Chunk, b.Chunk) }
 
 func compareU64(a, b uint64) int {
 	switch {
@@ -149,64 +146,6 @@ func compareU64(a, b uint64) int {
 	}
 	return 0
 }
-
-// A block's value is its postings as uvarints (id delta, frequency, chunk
-// length) followed by the last id as 8 bytes big-endian, so appending needs
-// no decoding.
-const trailerLen = 8
-
-func lastID(block []byte) uint64 {
-	if len(block) < trailerLen {
-		return 0
-	}
-	return binary.BigEndian.Uint64(block[len(block)-trailerLen:])
-}
-
-// appendBlock returns old's postings followed by list (ids above prev, old's
-// last id) as a new value; old is not modified.
-func appendBlock(old []byte, list []Posting, prev uint64) []byte {
-	body := old
-	if len(body) >= trailerLen {
-		body = body[:len(body)-trailerLen]
-	}
-	buf := make([]byte, len(body), len(body)+len(list)*4+trailerLen)
-	copy(buf, body)
-	for _, p := range list {
-		buf = binary.AppendUvarint(buf, p.Chunk-prev)
-		buf = binary.AppendUvarint(buf, uint64(p.Freq))
-		buf = binary.AppendUvarint(buf, uint64(p.Length))
-		prev = p.Chunk
-	}
-	return binary.BigEndian.AppendUint64(buf, prev)
-}
-
-func decodeBlock(v []byte, dst []Posting) ([]Posting, error) {
-	if len(v) < trailerLen {
-		return dst, errDamagedBlock
-	}
-	v = v[:len(v)-trailerLen]
-	var prev uint64
-	for len(v) > 0 {
-		d, n1 := binary.Uvarint(v)
-		if n1 <= 0 {
-			return dst, errDamagedBlock
-		}
-		f, n2 := binary.Uvarint(v[n1:])
-		if n2 <= 0 {
-			return dst, errDamagedBlock
-		}
-		l, n3 := binary.Uvarint(v[n1+n2:])
-		if n3 <= 0 {
-			return dst, errDamagedBlock
-		}
-		v = v[n1+n2+n3:]
-		prev += d
-		dst = append(dst, Posting{Chunk: prev, Freq: uint32(f), Length: uint32(l)})
-	}
-	return dst, nil
-}
-
-var errDamagedBlock = fmt.Errorf("posting block is damaged; run `memctl reindex`")
 
 // Postings appends to dst every posting of term, in chunk id order. Edits
 // made earlier in the same Update are not visible until it commits.
@@ -221,9 +160,41 @@ func (t *Tx) Postings(term string, dst []Posting) ([]Posting, error) {
 			continue
 		}
 		var err error
-		if dst, err = decodeBlock(v, dst); err != nil {
+		if dst, err = rank.DecodeBlock(v, dst); err != nil {
 			return dst, fmt.Errorf("postings of %q: %w", term, err)
 		}
 	}
 	return dst, nil
+}
+
+// DocFreq is how many chunks hold term, counted without decoding their
+// postings. Edits made earlier in the same Update are not visible.
+func (t *Tx) DocFreq(term string) int {
+	b := t.bucket(bucketPostings)
+	last := uint32(t.MaxChunkID() >> blockShift)
+	key := make([]byte, 0, 4+len(term))
+	n := 0
+	for block := uint32(0); block <= last; block++ {
+		n += rank.BlockLen(b.Get(blockKey(key[:0], block, term)))
+	}
+	return n
+}
+
+// ForEachTerm calls fn for every term of the lexical index with the number
+// of chunks that hold it, in no particular order. It reads every posting
+// block once (counting, not decoding, its postings): the term dictionary
+// typo tolerance is built from.
+func (t *Tx) ForEachTerm(fn func(term string, df int)) error {
+	df := map[string]int{}
+	c := t.bucket(bucketPostings).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) < 4 {
+			return fmt.Errorf("posting key %x is damaged; run `memctl reindex`", k)
+		}
+		df[string(k[4:])] += rank.BlockLen(v)
+	}
+	for term, n := range df {
+		fn(term, n)
+	}
+	return nil
 }

@@ -190,3 +190,65 @@ func (t *Tx) vectorBucket(fingerprint string) *bolt.Bucket {
 	}
 	return t.bucket(bucketVectors).Bucket([]byte(fingerprint))
 }
+
+// Meta keys of the vector lifecycle. Only the accessors below read and
+// write them, so the serving side and the re-embed agree by type, not by a
+// string each spells.
+const (
+	metaVectorsActive      = "vectors.active"
+	metaVectorsNext        = "vectors.next"
+	metaVectorsModelPrefix = "vectors.model."
+)
+
+// VectorState says which embedder's vectors serve recall and which are
+// being caught up.
+type VectorState struct {
+	// Active is the fingerprint whose vectors are complete and serve; it
+	// changes only when another has a vector for every chunk.
+	Active string
+	// Next is the fingerprint being re-embedded while Active serves, or "".
+	Next string
+}
+
+// VectorState reads the vector lifecycle's state.
+func (t *Tx) VectorState() VectorState {
+	return VectorState{Active: string(t.Meta(metaVectorsActive)), Next: string(t.Meta(metaVectorsNext))}
+}
+
+// SetVectorState records s.
+func (t *Tx) SetVectorState(s VectorState) error {
+	if err := t.SetMeta(metaVectorsNext, []byte(s.Next)); err != nil {
+		return err
+	}
+	return t.SetMeta(metaVectorsActive, []byte(s.Active))
+}
+
+// SwitchVectors makes fingerprint's vectors the active ones once a re-embed
+// is complete: it records it, clears Next and drops every other
+// fingerprint's vectors. It reports whether anything changed.
+func (t *Tx) SwitchVectors(fingerprint string) (bool, error) {
+	if t.VectorState().Active == fingerprint {
+		return false, nil
+	}
+	for _, other := range t.VectorFingerprints() {
+		if other != fingerprint {
+			if err := t.DropVectors(other); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, t.SetVectorState(VectorState{Active: fingerprint})
+}
+
+// VectorModel is the model file recorded as the maker of fingerprint's
+// vectors, or "".
+func (t *Tx) VectorModel(fingerprint string) string {
+	return string(t.Meta(metaVectorsModelPrefix + fingerprint))
+}
+
+// SetVectorModel records path as the model file that makes fingerprint's
+// vectors, so a later start can load it again to embed queries while
+// another embedder re-embeds.
+func (t *Tx) SetVectorModel(fingerprint, path string) error {
+	return t.SetMeta(metaVectorsModelPrefix+fingerprint, []byte(path))
+}

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/api"
 )
 
 func newAddCmd(a *app) *cobra.Command {
@@ -23,6 +28,10 @@ func newAddCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			registered, err := isRegistered(ctx, c, dir)
+			if err != nil {
+				return err
+			}
 			var prog *progress
 			if wait {
 				// Subscribe before adding, so no event of this folder is missed.
@@ -48,9 +57,12 @@ func newAddCmd(a *app) *cobra.Command {
 			if a.json {
 				return a.printJSON(f)
 			}
-			if wait {
+			switch {
+			case registered:
+				fmt.Fprintf(a.out, "%s was already registered: %s\n", f.Path, folderLine(f))
+			case wait:
 				fmt.Fprintf(a.out, "added %s: %d notes indexed\n", f.Path, f.Notes)
-			} else {
+			default:
 				fmt.Fprintf(a.out, "added %s; memd indexes it in the background (memctl status shows progress)\n", f.Path)
 			}
 			return nil
@@ -58,4 +70,25 @@ func newAddCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the folder is indexed, with a progress bar")
 	return cmd
+}
+
+// isRegistered reports whether dir is a registered folder already.
+func isRegistered(ctx context.Context, c *api.Client, dir string) (bool, error) {
+	list, err := c.Folders(ctx)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(list, func(f memd.FolderStatus) bool { return f.Path == dir }), nil
+}
+
+// folderLine is "12 notes, watching" or "0 notes, not watching: why".
+func folderLine(f memd.FolderStatus) string {
+	state := "watching"
+	if !f.Watching {
+		state = "not watching"
+	}
+	if f.Error != "" {
+		state += ": " + f.Error
+	}
+	return fmt.Sprintf("%d notes, %s", f.Notes, state)
 }

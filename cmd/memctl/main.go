@@ -14,11 +14,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/buildinfo"
 	"github.com/memd-dev/memd/internal/config"
 )
 
-// version is set at link time (-ldflags "-X main.version=…").
-var version = "dev"
+// version is memctl's version as the MCP and LSP servers announce it: the
+// module version, or the commit it was built from.
+var version = buildinfo.Version()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -40,6 +42,8 @@ type app struct {
 	out, errOut  io.Writer
 	// noStart keeps memctl from starting a daemon (tests of the refusal).
 	noStart bool
+	// barOut receives progress bars when errOut is not a terminal (tests).
+	barOut io.Writer
 }
 
 func newRoot(a *app) *cobra.Command {
@@ -50,9 +54,10 @@ func newRoot(a *app) *cobra.Command {
 memd in the background when no daemon answers on the socket.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		Version:           version,
+		Version:           buildinfo.String(),
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
 	}
+	root.SetVersionTemplate("memctl {{.Version}}\n")
 	root.SetOut(a.out)
 	root.SetErr(a.errOut)
 	pf := root.PersistentFlags()
@@ -74,7 +79,8 @@ memd in the background when no daemon answers on the socket.`,
 		return err
 	}
 	root.AddCommand(newAddCmd(a), newRmCmd(a), newStatusCmd(a), newRecallCmd(a),
-		newForgetCmd(a), newReindexCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a))
+		newForgetCmd(a), newReindexCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a),
+		newStopCmd(a), newRestartCmd(a), newServiceCmd(a))
 	return root
 }
 

@@ -40,8 +40,14 @@ func fakeDaemon(t *testing.T, svc server.Service) string {
 // and the error. It never starts a daemon.
 func run(t *testing.T, sock string, args ...string) (string, string, error) {
 	t.Helper()
+	return runWith(t, sock, &app{}, args...)
+}
+
+// runWith is run with a's other fields (barOut) set by the test.
+func runWith(t *testing.T, sock string, a *app, args ...string) (string, string, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{out: &out, errOut: &errOut, noStart: true}
+	a.out, a.errOut, a.noStart = &out, &errOut, true
 	root := newRoot(a)
 	root.SetArgs(append([]string{"--socket", sock, "--data", t.TempDir()}, args...))
 	err := root.ExecuteContext(context.Background())

@@ -157,6 +157,9 @@ func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallAr
 // open the rest of an excerpt as a person can.
 func hitsText(query string, res memd.RecallResult) string {
 	var b strings.Builder
+	if res.CorrectedQuery != "" {
+		fmt.Fprintf(&b, "showing results for %q\n", res.CorrectedQuery)
+	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(&b, "nothing in the notes matches %q\n", query)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -31,8 +32,12 @@ type progress struct {
 func (a *app) startProgress(ctx context.Context, c *api.Client, desc string) *progress {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &progress{c: c, desc: desc, cancel: cancel}
-	if !a.json && isTerminal(a.errOut) {
+	switch {
+	case a.json:
+	case isTerminal(a.errOut):
 		p.w = a.errOut
+	case a.barOut != nil:
+		p.w = a.barOut
 	}
 	s, err := c.Events(ctx)
 	if err != nil {
@@ -63,18 +68,21 @@ func (p *progress) untilIdle(ctx context.Context) error {
 	p.wg.Go(func() { idle <- p.c.WaitIdle(ctx) })
 	var bar *progressbar.ProgressBar
 	done, pending := 0, -1
+	// The bar counts notes done and says how many jobs are pending, with
+	// no total: pending counts jobs, which merge and split as a folder is
+	// scanned, so a total made from it jumps (0/5183, 0/3136, 2306/2307).
+	// On an idle daemon there is nothing to draw.
 	draw := func() {
-		if p.w == nil || pending < 0 {
+		if p.w == nil || (bar == nil && pending <= 0) {
 			return
 		}
 		if bar == nil {
-			bar = progressbar.NewOptions(max(done+pending, 1), progressbar.OptionSetWriter(p.w),
-				progressbar.OptionSetDescription(p.desc), progressbar.OptionShowCount(),
-				progressbar.OptionSetItsString("notes"), progressbar.OptionShowIts(),
+			bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(p.w),
+				progressbar.OptionShowCount(), progressbar.OptionSetItsString("notes"), progressbar.OptionShowIts(),
 				progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
 				progressbar.OptionClearOnFinish())
 		}
-		bar.ChangeMax(max(done+pending, 1))
+		bar.Describe(fmt.Sprintf("%s (%d pending)", p.desc, max(pending, 0)))
 		_ = bar.Set(done)
 	}
 	base := int64(-1)

@@ -22,7 +22,7 @@ func newRecallCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `recall "query"`,
 		Short: "Show the chunks of your notes that best answer a query",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  needQuery,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if vimgrep && a.json {
 				return errors.New("--vimgrep and --json are two ways to print the hits; pick one")
@@ -57,6 +57,9 @@ func newRecallCmd(a *app) *cobra.Command {
 			}
 			if a.json {
 				return a.printJSON(res)
+			}
+			if res.CorrectedQuery != "" {
+				fmt.Fprintf(a.errOut, "showing results for %q\n", res.CorrectedQuery)
 			}
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
@@ -169,4 +172,13 @@ func explainLine(why []memd.Reason) string {
 		parts[i] = fmt.Sprintf("%s #%d (%.3g)", r.List, r.Rank, r.Score)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// needQuery refuses a recall without a query, saying how to write one
+// (cobra's own "requires at least 1 arg(s)" shows no example).
+func needQuery(_ *cobra.Command, args []string) error {
+	if strings.TrimSpace(strings.Join(args, " ")) == "" {
+		return errors.New(`say what to recall: memctl recall "tomato watering" (memctl recall --help lists the filters)`)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -31,6 +32,22 @@ func TestRecallHuman(t *testing.T) {
 	want := "/n/garden.md:3-9  Garden > Tomatoes  1.250\n    ## Tomatoes\n    Water tomatoes deeply twice a week.\n"
 	if out != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// A recall the daemon answered for a corrected spelling says which.
+func TestRecallSaysCorrection(t *testing.T) {
+	svc := recallFake()
+	svc.RecallHook = func(_ context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
+		return memd.RecallResult{Hits: svc.Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}, nil
+	}
+	sock := fakeDaemon(t, svc)
+	out, errOut, err := run(t, sock, "recall", "tomatos watr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errOut != "showing results for \"tomato water\"\n" || !strings.HasPrefix(out, "/n/garden.md:3-9") {
+		t.Fatalf("stdout %q stderr %q", out, errOut)
 	}
 }
 
@@ -97,7 +114,7 @@ func TestRecallErrors(t *testing.T) {
 	}{
 		{[]string{"recall", "--after", "yesterday", "x"}, "--after \"yesterday\" is not a date"},
 		{[]string{"recall", "-k", "5000", "x"}, `"k" is 5000`},
-		{[]string{"recall"}, "requires at least 1 arg"},
+		{[]string{"recall"}, `say what to recall: memctl recall "`},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, sock, tt.args...)
@@ -116,5 +133,24 @@ func TestExcerpt(t *testing.T) {
 	}
 	if got := excerpt(long); len([]rune(got[0])) != excerptWidth {
 		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
+	}
+}
+
+// An agent reading the MCP recall tool hears of a corrected spelling too.
+func TestHitsTextSaysCorrection(t *testing.T) {
+	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
+	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestRecallWithoutQuery: a recall with no query says how to write one,
+// before any daemon is asked.
+func TestRecallWithoutQuery(t *testing.T) {
+	for _, args := range [][]string{{"recall"}, {"recall", "  "}} {
+		_, _, err := run(t, filepath.Join(t.TempDir(), "none.sock"), args...)
+		if err == nil || !strings.Contains(err.Error(), `memctl recall "`) || strings.Contains(err.Error(), "arg(s)") {
+			t.Errorf("memctl %q: %v", args, err)
+		}
 	}
 }

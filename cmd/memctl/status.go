@@ -36,7 +36,7 @@ func newStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			var skips []memd.Skip
-			if listSkips {
+			if listSkips || (st.Skipped > 0 && !a.json) {
 				if skips, err = c.Skips(ctx); err != nil {
 					return err
 				}
@@ -48,9 +48,7 @@ func newStatusCmd(a *app) *cobra.Command {
 				return a.printJSON(st)
 			}
 			printStatus(a.out, st)
-			for _, k := range skips {
-				fmt.Fprintf(a.out, "skipped %s: %s\n", k.Path, k.Reason)
-			}
+			printSkips(a.out, skips, listSkips)
 			return nil
 		},
 	}
@@ -116,4 +114,18 @@ func backendText(m memd.ModelStatus) string {
 		return m.Backend
 	}
 	return m.Backend + ", " + m.Device
+}
+
+// skipsShown is how many skipped files plain status lists; --skips lists all.
+const skipsShown = 10
+
+// printSkips lists the skipped files and why, all of them or the first few.
+func printSkips(w io.Writer, skips []memd.Skip, all bool) {
+	for i, k := range skips {
+		if !all && i == skipsShown {
+			fmt.Fprintf(w, "… and %d more skipped files (memctl status --skips lists them all)\n", len(skips)-skipsShown)
+			return
+		}
+		fmt.Fprintf(w, "skipped %s: %s\n", k.Path, k.Reason)
+	}
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
@@ -42,5 +46,40 @@ func TestStatusWatch(t *testing.T) {
 	out, _, err := run(t, sock, "status", "--watch")
 	if err != nil || !strings.Contains(out, "no folders yet") {
 		t.Fatalf("%s %v", out, err)
+	}
+}
+
+// TestWatchIdleDrawsNothing: status --watch on an idle daemon goes
+// straight to the status, without flashing a bar ("0/1, 0 notes/hr").
+func TestWatchIdleDrawsNothing(t *testing.T) {
+	svc := apitest.New()
+	svc.WaitIdleHook = func(ctx context.Context) error {
+		time.Sleep(1200 * time.Millisecond) // past the first status poll after the start
+		return nil
+	}
+	sock := fakeDaemon(t, svc)
+	var bar bytes.Buffer
+	_, _, err := runWith(t, sock, &app{barOut: &bar}, "status", "--watch")
+	if err != nil || bar.Len() != 0 {
+		t.Fatalf("an idle daemon drew %q (%v)", bar.String(), err)
+	}
+}
+
+// TestWatchHasNoJumpingTotal: the bar counts notes and says what is
+// pending, with no total made from pending jobs to jump about.
+func TestWatchHasNoJumpingTotal(t *testing.T) {
+	svc := apitest.New()
+	svc.Pending = 5183
+	svc.WaitIdleHook = func(ctx context.Context) error {
+		time.Sleep(300 * time.Millisecond)
+		return nil
+	}
+	sock := fakeDaemon(t, svc)
+	var bar bytes.Buffer
+	if _, _, err := runWith(t, sock, &app{barOut: &bar}, "status", "--watch"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(bar.String(), "5183 pending") || regexp.MustCompile(`\d+/\d+`).MatchString(bar.String()) {
+		t.Errorf("the bar drew %q", bar.String())
 	}
 }

@@ -19,8 +19,9 @@ import (
 	"github.com/memd-dev/memd/api"
 )
 
-// binDir holds the memd and memctl binaries TestMain builds once.
-var binDir string
+// binDir holds the memd and memctl binaries TestMain builds once, from
+// builtCommit ("" outside a git checkout).
+var binDir, builtCommit string
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -37,6 +38,11 @@ func buildAndRun(m *testing.M) int {
 	if raceBuild {
 		args = append(args, "-race")
 	}
+	// As the Makefile does: Go records no commit for a build from a git
+	// worktree or under -buildvcs=false.
+	if builtCommit = gitHead(); builtCommit != "" {
+		args = append(args, "-ldflags", "-X github.com/memd-dev/memd/internal/buildinfo.LinkCommit="+builtCommit)
+	}
 	cmd := exec.Command(goTool(), append(args, ".", "../memctl")...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -45,6 +51,15 @@ func buildAndRun(m *testing.M) int {
 	}
 	binDir = dir
 	return m.Run()
+}
+
+// gitHead is the commit the repository is at, "" outside a git checkout.
+func gitHead() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // goTool is the go command that runs these tests, else the one on PATH.

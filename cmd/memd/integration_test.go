@@ -320,3 +320,32 @@ func TestBadRequests(t *testing.T) {
 		t.Fatalf("exit: %v", err)
 	}
 }
+
+// TestVersion: both binaries print the module version and the commit
+// they were built from, the same for memd --version, memd version and
+// memctl --version.
+func TestVersion(t *testing.T) {
+	run := func(bin string, args ...string) string {
+		out, err := exec.Command(filepath.Join(binDir, bin), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v: %s", bin, args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	flag, sub, ctl := run("memd", "--version"), run("memd", "version"), run("memctl", "--version")
+	if flag != sub || !strings.HasPrefix(flag, "memd ") || strings.HasPrefix(flag, "memd dev") {
+		t.Errorf("memd --version %q, memd version %q", flag, sub)
+	}
+	head := builtCommit
+	if head == "" {
+		t.Skip("not a git checkout: no commit to look for")
+	}
+	for _, out := range []string{flag, ctl} {
+		if !strings.Contains(out, "(commit "+head[:12]) {
+			t.Errorf("%q does not name the commit %s", out, head[:12])
+		}
+	}
+	if want := strings.Fields(flag)[1]; !strings.HasPrefix(ctl, "memctl "+want) {
+		t.Errorf("memctl --version %q, memd's version %s", ctl, want)
+	}
+}

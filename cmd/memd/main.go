@@ -44,6 +44,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		Version:           memdVersion(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd.Flags())
 			if err != nil {
@@ -54,6 +55,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 			return serve(cmd.Context(), cfg, log)
 		},
 	}
+	root.SetVersionTemplate(versionLine())
 	config.RegisterFlags(root.Flags())
 	serveFlags.register(root.Flags())
 	root.AddCommand(newVersionCmd(), newCheckCmd())

@@ -12,6 +12,7 @@ import (
 	llamart "github.com/memd-dev/memd/inference/runtime"
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Model roles as status names them.
@@ -74,7 +75,7 @@ func loadModels(cfg config.Config, log *slog.Logger) *models {
 func openRuntime(cfg config.Config) (*llama.Library, error) {
 	dir, err := llamart.Find(llamart.Options{LibDir: cfg.LibDir})
 	if err != nil {
-		return nil, fmt.Errorf("no llama.cpp runtime (%v); run `memd runtime install` or set --lib-dir", err)
+		return nil, fmt.Errorf("no llama.cpp runtime: %w", err) // err says how to install one
 	}
 	lib, err := llama.Open(dir)
 	if err != nil {
@@ -127,7 +128,7 @@ func (m *models) loadEmbedder(path string) (*inference.Embedder, error) {
 
 // openPreviousEmbedder loads an older embedding model to embed queries
 // against its vectors while the configured one re-embeds the notes.
-func (m *models) openPreviousEmbedder(path string) (memory.QueryEmbedder, error) {
+func (m *models) openPreviousEmbedder(path string) (vector.Embedder, error) {
 	if m.lib == nil {
 		return nil, fmt.Errorf("no llama.cpp runtime")
 	}
@@ -141,7 +142,7 @@ func (m *models) openPreviousEmbedder(path string) (memory.QueryEmbedder, error)
 
 // queryEmbedder is the configured embedder as recall sees it, nil when none
 // loaded (an untyped nil, so memory sees no embedder).
-func (m *models) queryEmbedder() memory.QueryEmbedder {
+func (m *models) queryEmbedder() vector.Embedder {
 	if m.embedder == nil {
 		return nil
 	}

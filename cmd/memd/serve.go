@@ -13,8 +13,10 @@ import (
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/memory"
 	"github.com/memd-dev/memd/pipeline"
+	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/server"
 	"github.com/memd-dev/memd/store"
+	"github.com/memd-dev/memd/vector"
 )
 
 // shutdownGrace bounds how long requests in flight may take to finish once
@@ -38,13 +40,13 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	l, err := server.Listen(cfg.Socket)
+	l, err := listen(cfg.Socket, log)
 	if err != nil {
 		return err
 	}
 	m := loadModels(cfg, log)
 	defer m.Close()
-	vecs := memory.NewVectors(db, memory.VectorsConfig{Embedder: m.queryEmbedder(),
+	vecs := vector.NewServing(db, vector.ServingConfig{Embedder: m.queryEmbedder(),
 		OpenEmbedder: m.openPreviousEmbedder, Logger: log})
 	defer vecs.Close()
 	pcfg := pipeline.Config{MaxFileBytes: cfg.MaxFileBytes, Logger: log, Vectors: vecs}
@@ -57,8 +59,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	ix := pipeline.NewIndexer(db, pcfg)
 	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.Data,
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
-		Fusion:    memory.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
-		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
+		Fusion:      rank.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
+		VectorFloor: cfg.Recall.VectorFloor,
+		Generator:   m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
 	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins})
 	tl, token, err := listenTCP(cfg, log)
 	if err != nil {

@@ -3,32 +3,27 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/internal/buildinfo"
 )
 
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); a plain
-// build reports the module version, or "dev".
-var version = ""
+// memdVersion is the version memd logs and reports in its status.
+func memdVersion() string { return buildinfo.Version() }
 
-func memdVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
+// versionLine is what memd version and memd --version print.
+func versionLine() string {
+	return fmt.Sprintf("memd %s %s/%s %s\n", buildinfo.String(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print memd's version",
+		Short: "Print memd's version and the commit it was built from",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "memd %s %s/%s %s\n", memdVersion(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+			fmt.Fprint(cmd.OutOrStdout(), versionLine())
 		},
 	}
 }

@@ -3,7 +3,7 @@
 // the break points between blocks (headings strongest, never inside a code
 // block) and picks the set of breaks that best meets a token target.
 //
-// It imports no memd package except pipeline/parse and store/lexical, whose
+// It imports no memd package except pipeline/parse and rank/lexical, whose
 // table of scripts written without spaces the token estimate shares.
 //
 // Version names the heuristic's rules; a store made under another Version

@@ -4,7 +4,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/memd-dev/memd/store/lexical"
+	"github.com/memd-dev/memd/rank/lexical"
 )
 
 // EstimateTokens is a cheap, upper-leaning estimate of how many tokens the

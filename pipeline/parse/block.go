@@ -36,9 +36,10 @@ func splitLines(s string) (lines []string, offs []int) {
 }
 
 // finish turns raw blocks into Blocks: text, 1-based lines, heading paths
-// and ids. Lines are substrings of src, so a block without "\r" takes its
-// text from src without copying.
-func finish(src string, lines []string, offs []int, raws []rawBlock) []Block {
+// and ids. Lines are substrings of src but for those in cut (sorted), so a
+// block without "\r" or a cut line takes its text from src without
+// copying.
+func finish(src string, lines []string, offs []int, cut []int, raws []rawBlock) []Block {
 	blocks := make([]Block, len(raws))
 	var stack []headingEntry
 	var path []string // shared snapshot of stack, rebuilt when it changes
@@ -47,7 +48,10 @@ func finish(src string, lines []string, offs []int, raws []rawBlock) []Block {
 		b := &blocks[i]
 		b.Index, b.Kind, b.Level, b.Lang, b.Title = i, r.kind, r.level, r.lang, r.title
 		b.StartLine, b.EndLine = r.start+1, r.end+1
-		b.Text = spanText(src, lines, offs, r.start, r.end)
+		for len(cut) > 0 && cut[0] < r.start {
+			cut = cut[1:]
+		}
+		b.Text = spanText(src, lines, offs, r.start, r.end, len(cut) > 0 && cut[0] <= r.end)
 		b.Heading = path
 		if r.kind == Heading {
 			for len(stack) > 0 && stack[len(stack)-1].level >= r.level {
@@ -63,8 +67,12 @@ func finish(src string, lines []string, offs []int, raws []rawBlock) []Block {
 }
 
 // spanText is the text of lines [start, end] (0-based): a slice of src
-// when the span has no "\r" to drop, else the lines joined.
-func spanText(src string, lines []string, offs []int, start, end int) string {
+// when the span has no cut line and no "\r" to drop, else the lines
+// joined.
+func spanText(src string, lines []string, offs []int, start, end int, cut bool) string {
+	if cut {
+		return strings.Join(lines[start:end+1], "\n")
+	}
 	t := src[offs[start] : offs[end]+len(lines[end])]
 	if start == end || strings.IndexByte(t, '\r') < 0 {
 		return t

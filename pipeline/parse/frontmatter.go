@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -263,4 +264,72 @@ func scalarString(v any) string {
 	default:
 		return fmt.Sprint(v)
 	}
+}
+
+// TextFields are the text of a note's front matter beyond its title and
+// tags, by what it says about the note; the pipeline indexes each with its
+// own weight.
+type TextFields struct {
+	// Aliases are the note's other names: aliases or alias (Obsidian).
+	Aliases []string
+	// Description is what the note is about, in a sentence or two: desc
+	// (Dendron), description (Hugo, Jekyll) or summary, the first set.
+	Description string
+	// Other are the string values of the remaining keys, and strings in
+	// their lists, in key order.
+	Other []string
+}
+
+// machineKeys name front matter values that are for programs, not
+// people: ids, dates, layout and publishing switches.
+var machineKeys = map[string]bool{
+	"id": true, "uid": true, "created": true, "updated": true, "date": true, "modified": true,
+	"lastmod": true, "permalink": true, "slug": true, "layout": true, "template": true, "stub": true,
+	"nav_order": true, "nav_exclude": true, "published": true, "draft": true, "weight": true,
+	"cssclass": true, "cssclasses": true, "documentid": true, "revisionid": true, "version": true,
+}
+
+// FrontMatterText reads a note's TextFields from its front matter (title
+// and tags are the Note's own fields). A value that is a link (holding
+// "://") is not text.
+func FrontMatterText(fm map[string]any) TextFields {
+	var f TextFields
+	keys := make([]string, 0, len(fm))
+	for k := range fm {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		strs := textValues(fm[k])
+		switch lk := strings.ToLower(k); {
+		case lk == "title" || lk == "tags" || lk == "tag" || machineKeys[lk]:
+		case lk == "aliases" || lk == "alias":
+			f.Aliases = append(f.Aliases, strs...)
+		case lk == "desc" || lk == "description" || lk == "summary":
+			if f.Description == "" && len(strs) > 0 {
+				f.Description = strings.Join(strs, " ")
+			}
+		default:
+			f.Other = append(f.Other, strs...)
+		}
+	}
+	return f
+}
+
+// textValues is v's text: a string, or the strings of a list.
+func textValues(v any) []string {
+	var out []string
+	add := func(x any) {
+		if s, ok := x.(string); ok && strings.TrimSpace(s) != "" && !strings.Contains(s, "://") {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	if list, ok := v.([]any); ok {
+		for _, x := range list {
+			add(x)
+		}
+		return out
+	}
+	add(v)
+	return out
 }

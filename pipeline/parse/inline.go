@@ -51,16 +51,7 @@ func scanInline(l string, tags, links *set, labelFirst bool) {
 	for i := 0; i < len(l); {
 		switch l[i] {
 		case '`':
-			n := 1
-			for i+n < len(l) && l[i+n] == '`' {
-				n++
-			}
-			run := l[i : i+n]
-			if j := strings.Index(l[i+n:], run); j >= 0 {
-				i += n + j + n
-			} else {
-				i += n
-			}
+			i = skipCodeSpan(l, i)
 			continue
 		case '#':
 			if i == 0 || isSpaceBefore(l, i) {
@@ -115,9 +106,11 @@ scan:
 }
 
 // wikiTarget is the note a [[...]] names: without its alias, #anchor or
-// ^block reference, and without a dendron://vault/ prefix.
+// ^block reference, and without a dendron://vault/ prefix. In a table the
+// alias's pipe is escaped ("[[x\\|alias]]"), or it would end the cell.
 func wikiTarget(s string, labelFirst bool) string {
 	if a, b, ok := strings.Cut(s, "|"); ok {
+		a = strings.TrimSuffix(a, "\\")
 		s = a
 		if labelFirst {
 			s = b

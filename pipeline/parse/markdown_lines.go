@@ -6,7 +6,7 @@ import "strings"
 type fence struct {
 	char   byte
 	n      int
-	indent int // of the opening line, which bounds the closing one
+	indent int // the content column of the fence's container, which bounds the closer's indent
 	lang   string
 }
 
@@ -34,21 +34,25 @@ func openFence(rest string) (fence, bool) {
 }
 
 // closeFence returns the line that closes f, searching from line from, or
-// the last line when the fence is never closed (it runs to the end of the
-// file).
+// the last non-blank line when the fence is never closed (it runs to the
+// end of the file).
 func closeFence(lines []string, from int, f fence) int {
+	last := from - 1
 	for j := from; j < len(lines); j++ {
 		if f.closedBy(indentOf(lines[j])) {
 			return j
 		}
+		if !isBlank(lines[j]) {
+			last = j
+		}
 	}
-	return max(len(lines)-1, from-1)
+	return last
 }
 
 // closedBy reports whether a line indented ind, with rest after its indent,
-// closes f: at least f.n of f.char and nothing after them but white space.
-// As in CommonMark the closer may be indented up to three columns past the
-// opener, so fences in list items close where renderers close them.
+// closes f: at least f.n of f.char and nothing after them but white space,
+// indented at most three columns past the content column of the container
+// holding the fence (f.indent: 0 at the top level), as in CommonMark.
 func (f fence) closedBy(ind int, rest string) bool {
 	if ind > f.indent+3 {
 		return false
@@ -232,20 +236,99 @@ func htmlStart(rest string, inParagraph bool) (int, bool) {
 	if after != "" && after[0] != ' ' && after[0] != '\t' && after[0] != '>' && !strings.HasPrefix(after, "/>") {
 		return 0, false // "<https://x>" is an autolink, not a tag
 	}
-	if !closing {
-		for _, t := range htmlRawTags {
-			if name == t {
-				return htmlRaw, true
-			}
+	for _, t := range htmlRawTags {
+		if name == t && !closing {
+			return htmlRaw, true
+		}
+		if name == t {
+			return 0, false // "</pre>" alone opens no block
 		}
 	}
 	if htmlBlockTags[name] {
 		return htmlBlockTag, true
 	}
-	if inParagraph || !strings.HasSuffix(strings.TrimRight(rest, " \t"), ">") {
+	if inParagraph {
 		return 0, false
 	}
-	return htmlOtherTag, true
+	if n := completeTag(rest); n > 0 && isBlank(rest[n:]) {
+		return htmlOtherTag, true
+	}
+	return 0, false
+}
+
+// completeTag returns the length of the complete open or closing tag at
+// the start of s, or 0: "<name attr='v' bare>" or "</name >", as
+// CommonMark's seventh kind of HTML block needs it alone on its line.
+func completeTag(s string) int {
+	if len(s) < 3 || s[0] != '<' {
+		return 0
+	}
+	i := 1
+	closing := s[i] == '/'
+	if closing {
+		i++
+	}
+	start := i
+	for i < len(s) && (isASCIILetter(s[i]) || i > start && (s[i] >= '0' && s[i] <= '9' || s[i] == '-')) {
+		i++
+	}
+	if i == start {
+		return 0
+	}
+	for !closing {
+		j := skipSpace(s, i)
+		if j == i || j == len(s) || !isAttrNameStart(s[j]) {
+			i = j
+			break
+		}
+		i = j + 1
+		for i < len(s) && (isAttrNameStart(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == '-') {
+			i++
+		}
+		if k := skipSpace(s, i); k < len(s) && s[k] == '=' {
+			n := attrValue(s[skipSpace(s, k+1):])
+			if n == 0 {
+				return 0
+			}
+			i = skipSpace(s, k+1) + n
+		}
+	}
+	i = skipSpace(s, i)
+	if !closing && strings.HasPrefix(s[i:], "/>") {
+		return i + 2
+	}
+	if i < len(s) && s[i] == '>' {
+		return i + 1
+	}
+	return 0
+}
+
+// attrValue returns the length of the attribute value at the start of s:
+// quoted, or a run without spaces, quotes, '=', '<', '>' or '`'.
+func attrValue(s string) int {
+	if s == "" {
+		return 0
+	}
+	if q := s[0]; q == '"' || q == '\'' {
+		if j := strings.IndexByte(s[1:], q); j >= 0 {
+			return j + 2
+		}
+		return 0
+	}
+	n := 0
+	for n < len(s) && !strings.ContainsRune(" \t\"'=<>`", rune(s[n])) {
+		n++
+	}
+	return n
+}
+
+func isAttrNameStart(c byte) bool { return isASCIILetter(c) || c == '_' || c == ':' }
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // htmlEnd returns the last line of the HTML block of kind starting at i.
@@ -269,7 +352,7 @@ func htmlEnd(lines []string, i, kind int) int {
 				}
 			}
 		}
-		return len(lines) - 1
+		return lastNonBlank(lines, i)
 	default:
 		j := i + 1
 		for j < len(lines) && !isBlank(lines[j]) {
@@ -288,7 +371,17 @@ func htmlEnd(lines []string, i, kind int) int {
 			return j
 		}
 	}
-	return len(lines) - 1
+	return lastNonBlank(lines, i)
+}
+
+// lastNonBlank is the last line from i on with more than white space, or
+// i: where a block left open to the end of the note ends.
+func lastNonBlank(lines []string, i int) int {
+	j := len(lines) - 1
+	for j > i && isBlank(lines[j]) {
+		j--
+	}
+	return j
 }
 
 // isDelimiterRow is a table's "| --- | :-: |" row: pipes, colons, dashes

@@ -78,7 +78,7 @@ type Block struct {
 	StartLine int // 1-based, inclusive
 	EndLine   int // 1-based, inclusive; StartLine <= EndLine
 	// Text is the source lines StartLine..EndLine joined by "\n", with line
-	// endings ("\r\n" or "\n") removed.
+	// endings ("\r\n" or "\n") and Markdown comments removed.
 	Text string
 	// Heading is the path of headings in effect, outermost first; for a
 	// Heading block its ancestors, not itself. Blocks share these slices:
@@ -108,16 +108,21 @@ type Note struct {
 	// Links are the targets of [[wikilinks]] (Org: [[target][desc]]) with
 	// aliases and #anchors stripped, de-duplicated, in order.
 	Links []string
-	// Blocks are in file order, non-overlapping; every non-blank line of
-	// the file belongs to exactly one block.
+	// Blocks are in file order, non-overlapping; every line of the file
+	// with more than white space and comments belongs to exactly one
+	// block. A Markdown block's Text leaves out the comments in it.
 	Blocks []Block
 }
 
 // Version names the parsing rules. It is bumped whenever a change would
 // give some note other blocks, spans, tags or links, and the store
 // re-indexes on a change. 2: fences inside list items and quotes hold
-// their lines, and tags and links skip exactly the fences found.
-const Version = 2
+// their lines, and tags and links skip exactly the fences found. 3: list
+// items and quotes end where CommonMark ends them (content columns, lazy
+// lines only after a paragraph), table rows need no pipe, an HTML tag
+// opens a block only alone on its line; comments (%% %% and <!-- -->)
+// are cut out; an escaped pipe ends a table wikilink's target.
+const Version = 3
 
 // Parse parses a note. The path gives the format (FormatOf; an unknown
 // extension is read as Text) and the fallback title; content is not read
@@ -135,15 +140,16 @@ func Parse(path string, content []byte) (*Note, error) {
 	}
 	n := &Note{Format: format}
 	var raws []rawBlock
+	var cut []int // lines with comments cut out of them
 	switch format {
 	case Markdown:
-		raws = parseMarkdown(lines, n)
+		raws, lines, cut = parseMarkdown(src, lines, n)
 	case Org:
 		raws = parseOrg(lines, n)
 	default:
 		raws = parseText(lines)
 	}
-	n.Blocks = finish(src, lines, offs, raws)
+	n.Blocks = finish(src, lines, offs, cut, raws)
 	if n.Title == "" {
 		n.Title = firstH1(n.Blocks)
 	}

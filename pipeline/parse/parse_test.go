@@ -45,12 +45,29 @@ func TestMarkdownBlocks(t *testing.T) {
 		{"ordered and task", "1. one\n2) two\n- [ ] task\n- [x] done\n", []string{"list:1-1", "list:2-2", "list:3-3", "list:4-4"}},
 		{"loose item with continuation", "- a\n\n  more of a\n\n- b\n\npara\n", []string{"list:1-3", "list:5-5", "paragraph:7-7"}},
 		{"lazy continuation", "- a\nlazy\n", []string{"list:1-2"}},
-		{"fence in list item", "- see:\n  ```\n  x\n# inside\n  ```\n- next\n", []string{"list:1-5", "list:6-6"}},
+		{"fence in list item", "- see:\n  ```\n  x\n\n  # inside\n  ```\n- next\n", []string{"list:1-6", "list:7-7"}},
+		{"an unindented line closes an item's fence", "- see:\n  ```\n  x\n# after\n", []string{"list:1-3", "heading:4-4"}},
+		{"heading indented one space after a list", "- a\n ## B\ntext\n", []string{"list:1-1", "heading:2-2", "paragraph:3-3"}},
+		{"sibling item indented less than the content", "- a\n - b\n", []string{"list:1-1", "list:2-2"}},
+		{"nested item at the content column", "1. a\n   - b\n", []string{"list:1-2"}},
+		{"no lazy line after a blank", "- a\n\n b\n", []string{"list:1-1", "paragraph:3-3"}},
+		{"no lazy line after a heading in an item", "- # a\nb\n", []string{"list:1-1", "paragraph:2-2"}},
+		{"lazy line with a list marker starts a list", "- a\n2. b\n", []string{"list:1-1", "list:2-2"}},
+		{"empty item then a blank line", "-\n\n  x\n", []string{"list:1-1", "paragraph:3-3"}},
+		{"five spaces after a marker", "-     code\n  more\n", []string{"list:1-2"}},
+		{"quote ends at an empty quote line's lazy line", ">\nnot quoted\n", []string{"quote:1-1", "paragraph:2-2"}},
+		{"quote ends at a list", "> a\n- b\n", []string{"quote:1-1", "list:2-2"}},
+		{"quote lazy after a list in it", "> - a\nlazy\n", []string{"quote:1-2"}},
+		{"quote opening with indented code takes no lazy line", ">     code\nnot lazy\n", []string{"quote:1-1", "paragraph:2-2"}},
+		{"closing pre alone is text", "</pre>\ntext\n", []string{"paragraph:1-2"}},
+		{"tab after a marker reaches the next tab stop", "-\tx\n  - y\n", []string{"list:1-1", "list:2-2"}},
+		{"html tag followed by text is a paragraph", "<a href=\"x\"><img src=\"y\"></a>\n", []string{"paragraph:1-1"}},
+		{"html tag alone is html", "<a href=\"x\" class=y data-z>\ntext\n", []string{"html:1-2"}},
 		{"list interrupts paragraph", "intro:\n- a\n", []string{"paragraph:1-1", "list:2-2"}},
 		{"quote", "> a\n> b\nlazy\n\n> c\n", []string{"quote:1-3", "quote:5-5"}},
 		{"table", "| a | b |\n|---|:-:|\n| 1 | 2 |\n| - | > |\n\nx\n", []string{"table:1-4", "paragraph:6-6"}},
 		{"table after paragraph", "text\na | b\n--|--\n1 | 2\n", []string{"paragraph:1-1", "table:2-4"}},
-		{"html comment", "<!-- a\n\nb -->\npara\n", []string{"html:1-3", "paragraph:4-4"}},
+		{"html comment", "<!-- a\n\nb -->\npara\n", []string{"paragraph:4-4"}},
 		{"html block tag", "<div>\nx\n</div>\n\ny\n", []string{"html:1-3", "paragraph:5-5"}},
 		{"autolink is prose", "<https://example.com>\n", []string{"paragraph:1-1"}},
 		{"inline tag in paragraph", "a <b>bold</b>\n<span>x</span>\n", []string{"paragraph:1-2"}},
@@ -67,6 +84,25 @@ func TestMarkdownBlocks(t *testing.T) {
 				t.Errorf("blocks\n got %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A List block's Level is the deepest nesting of its items.
+func TestListLevel(t *testing.T) {
+	tests := []struct {
+		src  string
+		want int
+	}{
+		{"- a\n", 1},
+		{"- a\n  - b\n  - c\n", 2},
+		{"- a\n  - b\n    - c\n  - d\n", 3},
+		{"1. a\n   - b\n   continued\n   - c\n", 2},
+	}
+	for _, tt := range tests {
+		n := mustParse(t, "n.md", tt.src)
+		if len(n.Blocks) != 1 || n.Blocks[0].Level != tt.want {
+			t.Errorf("%q: blocks %q, level %d, want one list at level %d", tt.src, shape(n), n.Blocks[0].Level, tt.want)
+		}
 	}
 }
 
@@ -136,14 +172,14 @@ func TestFencedTagsFollowTheBlocks(t *testing.T) {
 			[]string{"list:1-6"}, []string{"out"}},
 		{"indented fence-like line in a paragraph is prose", "para #out\n    ```\n#out2\n",
 			[]string{"paragraph:1-3"}, []string{"out", "out2"}},
-		{"list marker line does not close the fence", "- a #out\n  ```\n  x\n- ```\n  #in\n",
-			[]string{"list:1-5"}, []string{"out"}},
+		{"a list marker line closes the item and its fence", "- a #out\n  ```\n  x\n- ```\n  #in\n",
+			[]string{"list:1-3", "list:4-5"}, []string{"out"}},
 		{"shorter closer does not close", "- a #out\n  ````\n  ```\n  #in\n  ````\n\nafter #out2\n",
 			[]string{"list:1-5", "paragraph:7-7"}, []string{"out", "out2"}},
 		{"other fence char does not close", "- a #out\n  ~~~\n  ```\n  #in\n  ~~~\n\nafter #out2\n",
 			[]string{"list:1-5", "paragraph:7-7"}, []string{"out", "out2"}},
-		{"unclosed fence runs to the end", "- a #out\n  ```\n  #in\n\nstill code #in2\n",
-			[]string{"list:1-5"}, []string{"out"}},
+		{"unclosed fence runs to the item's end", "- a #out\n  ```\n  #in\n\n  #in2\n\nafter #out2\n",
+			[]string{"list:1-5", "paragraph:7-7"}, []string{"out", "out2"}},
 		{"top-level closer indented four", "```\n    ```\n#in\n```\nafter #out\n",
 			[]string{"code:1-4", "paragraph:5-5"}, []string{"out"}},
 		{"fence in a nested list item", "- a #out\n  - ```\n    #in\n    ```\n  - b #out2\n",
@@ -152,8 +188,8 @@ func TestFencedTagsFollowTheBlocks(t *testing.T) {
 			[]string{"quote:1-5"}, []string{"out", "out2"}},
 		{"closer indented past the bound in a quote", "> ```\n>     ```\n> #in\n> ```\n> #out\n",
 			[]string{"quote:1-5"}, []string{"out"}},
-		{"a quote's fence ends with its marked lines", "> ```\n> #in\nlazy #out\n",
-			[]string{"quote:1-3"}, []string{"out"}},
+		{"a quote's fence ends with its marked lines", "> ```\n> #in\nnot lazy #out\n",
+			[]string{"quote:1-2", "paragraph:3-3"}, []string{"out"}},
 		{"fence after a list marker in a quote", "> - ```\n>   #in\n>   ```\n> - #out\n",
 			[]string{"quote:1-4"}, []string{"out"}},
 		{"fence in a quote in a list item", "- item\n  > ```\n  > #in\n  > ```\n  > #out\n",
@@ -171,6 +207,64 @@ func TestFencedTagsFollowTheBlocks(t *testing.T) {
 				t.Errorf("tags %q, want %q", n.Tags, tt.tags)
 			}
 		})
+	}
+}
+
+// Comments, Obsidian's and HTML's, inline and over lines, give no blocks,
+// headings, tags, links or title, and the lines around them keep their
+// numbers.
+func TestComments(t *testing.T) {
+	tests := []struct {
+		name, src string
+		blocks    []string
+		texts     []string // of the blocks, in order
+		tags      []string
+		links     []string
+	}{
+		{"inline obsidian", "Seen %%#hidden [[secret]]%% #shown\n",
+			[]string{"paragraph:1-1"}, []string{"Seen  #shown"}, []string{"shown"}, nil},
+		{"block obsidian with a heading", "# Top\n\n%%\n## Hidden\n#tag [[x]]\n\nmore\n%%\n\nafter [[y]]\n",
+			[]string{"heading:1-1", "paragraph:10-10"}, []string{"# Top", "after [[y]]"}, nil, []string{"y"}},
+		{"html comment inline and over lines", "a <!-- #no --> b\n\n<!--\n# Not a heading\n-->\n# Yes\n",
+			[]string{"paragraph:1-1", "heading:6-6"}, []string{"a  b", "# Yes"}, nil, nil},
+		{"comment ends mid-line", "x %%start\n#hid\nend%% tail #t\n",
+			[]string{"paragraph:1-1", "paragraph:3-3"}, []string{"x ", " tail #t"}, []string{"t"}, nil},
+		{"markers in code are code", "`%%` and ``<!--``\n\n```\n%%\n```\n\n#kept\n",
+			[]string{"paragraph:1-1", "code:3-5", "paragraph:7-7"}, []string{"`%%` and ``<!--``", "```\n%%\n```", "#kept"}, []string{"kept"}, nil},
+		{"fence in a list item holds its markers", "- a\n  ```\n  %%\n  ```\n- #b\n",
+			[]string{"list:1-4", "list:5-5"}, []string{"- a\n  ```\n  %%\n  ```", "- #b"}, []string{"b"}, nil},
+		{"an unclosed marker hides nothing", "100%% sure #t\n\n<!-- open\n",
+			[]string{"paragraph:1-1", "html:3-3"}, []string{"100%% sure #t", "<!-- open"}, []string{"t"}, nil},
+		{"escaped pipe in a table's wikilink", "| [[x\\|alias]] | [[a.b\\|B]] |\n|---|---|\n",
+			[]string{"table:1-2"}, []string{"| [[x\\|alias]] | [[a.b\\|B]] |\n|---|---|"}, nil, []string{"x", "a.b"}},
+		{"comment in a list item and a table", "- item %%#no%% [[a]]\n\n| [[b]] %%[[c]]%% |\n|---|\n",
+			[]string{"list:1-1", "table:3-4"}, []string{"- item  [[a]]", "| [[b]]  |\n|---|"}, nil, []string{"a", "b"}},
+		{"front matter is not cut", "---\ntitle: 50%% off\n---\n%%x%%\nbody\n",
+			[]string{"front_matter:1-3", "paragraph:5-5"}, []string{"---\ntitle: 50%% off\n---", "body"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := mustParse(t, "n.md", tt.src)
+			if got := shape(n); !slices.Equal(got, tt.blocks) {
+				t.Errorf("blocks %q, want %q", got, tt.blocks)
+			}
+			var texts []string
+			for _, b := range n.Blocks {
+				texts = append(texts, b.Text)
+			}
+			if !slices.Equal(texts, tt.texts) {
+				t.Errorf("texts %q, want %q", texts, tt.texts)
+			}
+			if !slices.Equal(n.Tags, tt.tags) {
+				t.Errorf("tags %q, want %q", n.Tags, tt.tags)
+			}
+			if !slices.Equal(n.Links, tt.links) {
+				t.Errorf("links %q, want %q", n.Links, tt.links)
+			}
+		})
+	}
+	if n := mustParse(t, "n.md", "%%\n# Draft\n%%\n# Real\n"); n.Title != "Real" || len(n.Blocks[0].Heading) != 0 {
+		t.Errorf("title %q, heading path %q: the comment's heading counted", n.Title, n.Blocks[0].Heading)
 	}
 }
 

@@ -31,7 +31,7 @@ func TestDendronVault(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		lines, _ := splitLines(strings.TrimPrefix(string(data), "\uFEFF"))
+		lines := viewLines(f, string(data))
 		checkSpans(t, f, n, len(lines))
 		checkCoverage(t, f, n, lines)
 		checkFences(t, f, n, lines)
@@ -46,6 +46,23 @@ func TestDendronVault(t *testing.T) {
 		}
 	}
 	t.Logf("%d notes, %d blocks, %d code blocks", len(files), blocks, code)
+}
+
+// viewLines are the lines of a note as the block parser reads them: a
+// Markdown note's with its comments cut out.
+func viewLines(path, src string) []string {
+	lines, _ := splitLines(strings.TrimPrefix(src, "\uFEFF"))
+	if f, _ := FormatOf(path); f != Markdown || len(lines) == 0 {
+		return lines
+	}
+	first := 0
+	if end, ok := frontMatterEnd(lines); ok {
+		first = end + 1
+	}
+	if first < len(lines) {
+		lines, _ = cutComments(lines, first)
+	}
+	return lines
 }
 
 // checkCoverage asserts that each non-blank line lies in some block.
@@ -98,14 +115,24 @@ func checkFences(t *testing.T, name string, n *Note, lines []string) {
 		for k < len(rest) && rest[k] == c {
 			k++
 		}
+		// An indented fence sits in a list item, which a line indented
+		// less than the fence closes.
+		lead := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
 		end := len(lines) - 1
 		for j := i + 1; j < len(lines); j++ {
 			r := strings.TrimSpace(lines[j])
 			ind := len(lines[j]) - len(strings.TrimLeft(lines[j], " "))
+			if r != "" && ind < lead {
+				end = j - 1
+				break
+			}
 			if len(r) >= k && strings.Trim(r, string(c)) == "" && ind <= indent+3 {
 				end = j
 				break
 			}
+		}
+		for end > i && isBlank(lines[end]) {
+			end--
 		}
 		if a, b := blockOf(i+1), blockOf(end+1); a != b || a < 0 {
 			t.Fatalf("%s: fence at lines %d-%d spans blocks %d and %d", name, i+1, end+1, a, b)
@@ -129,7 +156,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return // ErrBinary / ErrNotUTF8 are the only outcomes besides a note
 		}
-		lines, _ := splitLines(strings.TrimPrefix(src, "\uFEFF"))
+		lines := viewLines(path, src)
 		checkSpans(t, path, n, len(lines))
 		checkCoverage(t, path, n, lines)
 	})

@@ -1,0 +1,24 @@
+// Command chatmodel writes internal/chatmodel's generated generator into
+// a folder and prints its path: the editor tests' chat model, whose answer
+// ("water is good[1]") is known in advance.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/memd-dev/memd/internal/chatmodel"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: chatmodel DIR")
+		os.Exit(2)
+	}
+	path, err := chatmodel.Write(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chatmodel:", err)
+		os.Exit(1)
+	}
+	fmt.Println(path)
+}

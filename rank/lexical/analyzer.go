@@ -1,0 +1,314 @@
+package lexical
+
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Version names the analysis Terms performs. It is bumped whenever a change
+// would give any text different terms, and the store re-indexes on a change.
+// 2: Han and Hangul characters are indexed alone beside their bigrams,
+// katakana folds to hiragana, and 々 repeats the character before it.
+const Version = 2
+
+// MaxTermBytes is the longest term kept; longer words (base64 blobs, hashes
+// glued to text) are dropped because no query would ever type them.
+const MaxTermBytes = 64
+
+// cacheSlots sizes an Analyzer's word cache. The cache is two-way set
+// associative: a word that collides evicts the older of a pair, which costs
+// a re-stem now and then but keeps a lookup to one pair of entries and
+// memory flat (2.5 MiB) on any vocabulary. A Go map here cost half the
+// analysis time.
+const cacheSlots = 1 << 16
+
+type cacheEntry struct {
+	word, term string // term "" means dropped
+	id         uint32 // 1 + the term's index in Analyzer.terms; 0 until counted
+}
+
+// Analyzer turns text into terms. Its zero value is ready to use. It keeps a
+// cache of analyzed words between calls, which is what makes it fast, so it
+// is not safe for concurrent use: give each goroutine its own, or call Terms.
+type Analyzer struct {
+	cache *[cacheSlots]cacheEntry
+	word  []byte // the word being read, already case-folded
+	run   []rune // the bigram-script run being read
+	buf   []byte // scratch for encoding a bigram
+
+	// Where terms go: appended to out, or counted into counter.
+	out     []string
+	counter *Counter
+	// The term table a Counter counts by: ids (term → id) and terms (id →
+	// term), filled on cache misses only.
+	ids   map[string]uint32
+	terms []string
+}
+
+var pool = sync.Pool{New: func() any { return new(Analyzer) }}
+
+// Terms returns the terms of text in order, duplicates kept, exactly as the
+// index stores them and as queries must be analyzed. It is safe for
+// concurrent use and never fails: invalid UTF-8 bytes separate words.
+func Terms(text string) []string {
+	a := pool.Get().(*Analyzer)
+	t := a.AppendTerms(nil, text)
+	pool.Put(a)
+	return t
+}
+
+// Terms is the package-level Terms on this Analyzer's cache.
+func (a *Analyzer) Terms(text string) []string { return a.AppendTerms(nil, text) }
+
+// AppendTerms appends the terms of text to dst and returns the extended
+// slice, so a caller analyzing many texts can reuse one slice.
+//
+// The analysis: NFKC; split into words at anything that is not a letter,
+// digit or combining mark (so "snake_case" and "v1.2" give their parts);
+// case folding; Latin diacritics removed; Lucene's English stop words
+// dropped; Porter2 stemming of words of ASCII letters; runs of CJK (Han,
+// Hiragana, Katakana, Hangul) and of Thai, Lao, Khmer and Myanmar become
+// overlapping bigrams, with each Han and Hangul character a unigram too
+// (see unigram), katakana folded to hiragana; possessive 's dropped.
+func (a *Analyzer) AppendTerms(dst []string, text string) []string {
+	a.out = dst
+	a.scan(text)
+	dst = a.out
+	a.out = nil
+	return dst
+}
+
+// scan analyzes text, emitting each term to the Analyzer's sink.
+func (a *Analyzer) scan(text string) {
+	if a.cache == nil {
+		a.cache = new([cacheSlots]cacheEntry)
+	}
+	if !isASCII(text) {
+		text = norm.NFKC.String(text)
+	}
+	a.word, a.run = a.word[:0], a.run[:0]
+	latin := false // the last letter read was Latin, so its marks fold away
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			if l := asciiLower[c]; l != 0 {
+				if len(a.run) > 0 {
+					a.flushRun()
+				}
+				a.word = append(a.word, l)
+				latin = true
+				continue
+			}
+			a.flush()
+			if c == '\'' && possessive(text, i) {
+				i++
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		switch {
+		case IsBigramScript(r):
+			if len(a.word) > 0 {
+				a.flush()
+			}
+			a.run = append(a.run, foldKana(r, a.run))
+			continue
+		case unicode.IsLetter(r):
+			if len(a.run) > 0 {
+				a.flushRun()
+			}
+			if s, ok := latinFold[r]; ok {
+				a.word = append(a.word, s...)
+				latin = true
+				continue
+			}
+			a.word = utf8.AppendRune(a.word, foldRune(r))
+			latin = unicode.Is(unicode.Latin, r)
+			continue
+		case unicode.IsDigit(r), unicode.IsMark(r):
+			if isLatinMark(r) && latin {
+				continue
+			}
+			if len(a.run) > 0 && unicode.IsMark(r) {
+				a.run = append(a.run, r)
+				continue
+			}
+			if len(a.run) > 0 {
+				a.flushRun()
+			}
+			a.word = utf8.AppendRune(a.word, r)
+			continue
+		}
+		a.flush()
+		if r == '\u2019' && possessive(text, i) {
+			i++
+		}
+	}
+	a.flush()
+}
+
+// flush ends the current word (and bigram run) and emits its term.
+func (a *Analyzer) flush() {
+	if len(a.run) > 0 {
+		a.flushRun()
+	}
+	if len(a.word) == 0 {
+		return
+	}
+	w := a.word
+	a.word = a.word[:0]
+	if len(w) > MaxTermBytes {
+		return
+	}
+	if e := a.lookup(w, analyzeWord); e.term != "" {
+		a.emit(e)
+	}
+}
+
+// emit hands one term to the sink.
+func (a *Analyzer) emit(e *cacheEntry) {
+	if a.counter != nil {
+		if e.id == 0 {
+			e.id = a.idOf(e.term) + 1
+		}
+		a.counter.add(e.id - 1)
+		return
+	}
+	a.out = append(a.out, e.term)
+}
+
+// analyzeWord is the uncached part of a word's analysis.
+func analyzeWord(w []byte) string {
+	if isStopWord(w) {
+		return ""
+	}
+	if len(w) > 2 && isLetters(w) {
+		return stem(w)
+	}
+	return string(w)
+}
+
+// flushRun emits the terms of a bigram-script run: at each character its
+// unigram where unigram says so, then the bigram it starts. A run of one
+// character is that character.
+func (a *Analyzer) flushRun() {
+	r := a.run
+	a.run = a.run[:0]
+	if len(r) == 1 {
+		a.emit(a.intern(r[0], -1))
+		return
+	}
+	for k := range r {
+		if unigram(r[k]) {
+			a.emit(a.intern(r[k], -1))
+		}
+		if k+1 < len(r) {
+			a.emit(a.intern(r[k], r[k+1]))
+		}
+	}
+}
+
+// intern returns the cache entry of one or two runes (r2 < 0: one), so
+// repeated bigrams cost no allocation.
+func (a *Analyzer) intern(r1, r2 rune) *cacheEntry {
+	a.buf = utf8.AppendRune(a.buf[:0], r1)
+	if r2 >= 0 {
+		a.buf = utf8.AppendRune(a.buf, r2)
+	}
+	return a.lookup(a.buf, func(b []byte) string { return string(b) })
+}
+
+// lookup returns the cache entry of w, computing and caching its term on a
+// miss.
+func (a *Analyzer) lookup(w []byte, analyze func([]byte) string) *cacheEntry {
+	set := a.cache[hash(w)&(cacheSlots-2):]
+	if set[0].word == string(w) && set[0].word != "" {
+		return &set[0]
+	}
+	if set[1].word == string(w) && set[1].word != "" {
+		set[0], set[1] = set[1], set[0]
+		return &set[0]
+	}
+	set[1] = set[0]
+	set[0] = cacheEntry{word: string(w), term: analyze(w)}
+	return &set[0]
+}
+
+// idOf numbers a term for counting.
+func (a *Analyzer) idOf(term string) uint32 {
+	if a.ids == nil {
+		a.ids = make(map[string]uint32)
+	}
+	id, ok := a.ids[term]
+	if !ok {
+		id = uint32(len(a.terms))
+		a.ids[term] = id
+		a.terms = append(a.terms, term)
+	}
+	return id
+}
+
+// hash is FNV-1a; words are short, so a byte loop beats anything clever.
+func hash(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// possessive reports whether text[i:] (just after an apostrophe) is the "s"
+// of a possessive, which is dropped rather than indexed as a lone "s".
+func possessive(text string, i int) bool {
+	if i >= len(text) || text[i]|0x20 != 's' {
+		return false
+	}
+	if i+1 == len(text) {
+		return true
+	}
+	c := text[i+1]
+	if c < utf8.RuneSelf {
+		return !isAlnumASCII(c)
+	}
+	r, _ := utf8.DecodeRuneInString(text[i+1:])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+func isAlnumASCII(c byte) bool { return asciiLower[c] != 0 }
+
+// asciiLower maps an ASCII letter or digit to its lower case, anything else
+// to 0 (a separator); one load per byte instead of a chain of compares.
+var asciiLower = func() (t [utf8.RuneSelf]byte) {
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = c, c
+	}
+	return t
+}()
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isLetters reports whether w is all a-z: only those words go through the
+// English stemmer; numbers, codes and other scripts are kept as written.
+func isLetters(w []byte) bool {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}

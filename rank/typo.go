@@ -1,0 +1,294 @@
+package rank
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/memd-dev/memd/rank/lexical"
+)
+
+// Typo tolerance: a query term the index does not know, or knows only
+// rarely, is matched to a known term within a small edit distance.
+//
+// The structure over the term dictionary is a symmetric-delete index (the
+// idea of Wolf Garbe's SymSpell): every term is stored under each string
+// made by deleting up to two letters of its first seven, and a query term
+// looks up the deletions of its own first seven. Two strings within edit
+// distance d share a deletion of at most d letters each, so one sorted
+// table answers every query with a few dozen binary searches and no scan
+// of the dictionary; candidates are then checked with the true distance.
+// A Levenshtein automaton walked over the sorted terms would need no
+// table, but it visits a share of the dictionary that grows with it and
+// costs far more code; the table is built once from the postings (memory
+// about 12 bytes per deletion: 30 MB at 100k terms) and then costs
+// microseconds per query term.
+
+const (
+	typoPrefix   = 7 // letters of a term that index it (SymSpell's prefix)
+	typoMaxEdits = 2
+	// typoMinDF is the fewest chunks a term must be in to be a correction:
+	// a term found once is as likely a typo in a note as a word.
+	typoMinDF = 2
+)
+
+// Typos tunes typo tolerance. The zero value is memd's default.
+type Typos struct {
+	// Off turns it off: a term the index does not know matches nothing.
+	Off bool
+	// Penalty scales a corrected term's BM25 weight by edit distance, so
+	// a chunk holding the query's own spelling ranks above one holding a
+	// correction; default 0.8 for one edit and 0.6 for two.
+	Penalty [typoMaxEdits + 1]float64
+}
+
+// DefaultTypos holds the values zero fields of Typos take.
+var DefaultTypos = Typos{Penalty: [typoMaxEdits + 1]float64{1, 0.8, 0.6}}
+
+// WithDefaults fills t's zero fields from DefaultTypos.
+func (t Typos) WithDefaults() Typos {
+	for i, p := range t.Penalty {
+		if p <= 0 {
+			t.Penalty[i] = DefaultTypos.Penalty[i]
+		}
+	}
+	return t
+}
+
+// maxEdits is how many edits a term of n letters may be corrected by:
+// none below four letters (too many words are one edit apart), one up to
+// five, two from six.
+func maxEdits(n int) int {
+	switch {
+	case n < 4:
+		return 0
+	case n < 6:
+		return 1
+	}
+	return typoMaxEdits
+}
+
+// Dictionary is the index's terms worth correcting to, with the number of
+// chunks each is in, and the deletion table over them. It is immutable.
+type Dictionary struct {
+	terms []string
+	df    []int      // of terms
+	dels  []deletion // sorted by key
+	seed  maphash.Seed
+}
+
+type deletion struct {
+	key  uint64 // hash of the deleted string
+	term uint32 // index into terms
+}
+
+// NewDictionary builds a Dictionary from each term and its document
+// frequency, as each calls its function for every term of the index.
+func NewDictionary(each func(fn func(term string, df int))) *Dictionary {
+	d := &Dictionary{seed: maphash.MakeSeed()}
+	each(func(term string, df int) {
+		if df < typoMinDF || !correctable(term) {
+			return
+		}
+		id := uint32(len(d.terms))
+		d.terms, d.df = append(d.terms, term), append(d.df, df)
+		for _, s := range deletions([]rune(term), typoMaxEdits) {
+			d.dels = append(d.dels, deletion{key: maphash.String(d.seed, s), term: id})
+		}
+	})
+	slices.SortFunc(d.dels, func(a, b deletion) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return int(a.term) - int(b.term)
+	})
+	d.dels = slices.Compact(d.dels)
+	return d
+}
+
+// correctable is a term typos are looked for in and corrected to: letters
+// only (a number or code is not misspelled), and no script written
+// without spaces, whose terms are character pairs.
+func correctable(term string) bool {
+	for _, r := range term {
+		if !unicode.IsLetter(r) || lexical.IsBigramScript(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// deletions is every string made by deleting up to n runes of w's first
+// typoPrefix, w's prefix itself included, possibly with repeats.
+func deletions(w []rune, n int) []string {
+	w = w[:min(len(w), typoPrefix)]
+	out := []string{string(w)}
+	level := [][]rune{w}
+	for range n {
+		var next [][]rune
+		for _, s := range level {
+			for i := range s {
+				d := append(append(make([]rune, 0, len(s)-1), s[:i]...), s[i+1:]...)
+				next = append(next, d)
+				out = append(out, string(d))
+			}
+		}
+		level = next
+	}
+	return out
+}
+
+// Suggestion is the known term a query term is corrected to.
+type Suggestion struct {
+	Term  string
+	Edits int
+	DF    int
+}
+
+// Suggest is the known term nearest to term within its edit budget
+// (maxEdits), preferring fewer edits, then the term in more chunks, then
+// the first in byte order; ok is false when there is none.
+func (d *Dictionary) Suggest(term string) (s Suggestion, ok bool) {
+	w := []rune(term)
+	budget := maxEdits(len(w))
+	if budget == 0 || !correctable(term) {
+		return s, false
+	}
+	seen := map[uint32]bool{}
+	for _, del := range deletions(w, budget) {
+		key := maphash.String(d.seed, del)
+		i, _ := slices.BinarySearchFunc(d.dels, key, func(e deletion, k uint64) int {
+			switch {
+			case e.key < k:
+				return -1
+			case e.key > k:
+				return 1
+			}
+			return 0
+		})
+		for ; i < len(d.dels) && d.dels[i].key == key; i++ {
+			id := d.dels[i].term
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			cand := d.terms[id]
+			if cand == term {
+				continue
+			}
+			e := editDistance(w, []rune(cand), budget)
+			if e > budget {
+				continue
+			}
+			c := Suggestion{Term: cand, Edits: e, DF: d.df[id]}
+			if !ok || c.Edits < s.Edits || (c.Edits == s.Edits && (c.DF > s.DF || (c.DF == s.DF && c.Term < s.Term))) {
+				s, ok = c, true
+			}
+		}
+	}
+	return s, ok
+}
+
+// editDistance is the optimal string alignment distance of a and b
+// (insertions, deletions, substitutions and swaps of neighbours), or
+// max+1 once it is sure to exceed max.
+func editDistance(a, b []rune, max int) int {
+	if d := len(a) - len(b); d > max || -d > max {
+		return max + 1
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// Correction is one query term the recall spelled otherwise.
+type Correction struct {
+	From, To string
+}
+
+// rareDF is the fewest chunks a term must be in for it never to be
+// corrected.
+const rareDF = 4
+
+// Correct matches each term of q that the index does not know, or knows in
+// fewer than rareDF chunks and a twentieth as many as a known term within
+// its edit budget, to that known term, weighted by t's penalty. An unknown
+// term is replaced; a rare one stays beside its correction. df is each
+// term's chunk count (BM25.Rank's); dict is called only when a term is
+// rare, and may return nil (no correction).
+func (t Typos) Correct(q Query, df []int, dict func() *Dictionary) (Query, []Correction) {
+	if t.Off || !slices.ContainsFunc(df, func(n int) bool { return n < rareDF }) {
+		return q, nil
+	}
+	d := dict()
+	if d == nil {
+		return q, nil
+	}
+	var fixes []Correction
+	out := Query{Weights: map[string]float64{}}
+	for i, term := range q.Terms {
+		n := df[i]
+		var s Suggestion
+		ok := n < rareDF
+		if ok {
+			s, ok = d.Suggest(term)
+			ok = ok && (n == 0 || s.DF >= 20*n)
+		}
+		if n > 0 || !ok {
+			out.add(term, q.Weights[term])
+		}
+		if ok {
+			out.add(s.Term, q.Weights[term]*t.Penalty[s.Edits])
+			fixes = append(fixes, Correction{From: term, To: s.Term})
+		}
+	}
+	return out, fixes
+}
+
+// CorrectText is text with the words whose terms fixes corrected replaced
+// by their corrections, as the recall's answer says what it looked for.
+func CorrectText(text string, fixes []Correction) string {
+	if len(fixes) == 0 {
+		return ""
+	}
+	to := map[string]string{}
+	for _, f := range fixes {
+		to[f.From] = f.To
+	}
+	words := strings.Fields(text)
+	for i, w := range words {
+		terms := lexical.Terms(w)
+		if len(terms) == 1 && to[terms[0]] != "" {
+			words[i] = to[terms[0]]
+		}
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,105 @@
+package rank
+
+import (
+	"slices"
+	"testing"
+)
+
+func dictOf(df map[string]int) *Dictionary {
+	return NewDictionary(func(fn func(string, int)) {
+		for t, n := range df {
+			fn(t, n)
+		}
+	})
+}
+
+func TestEditDistance(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"backlink", "backlink", 0},
+		{"bakclink", "backlink", 1}, // swap
+		{"backlnk", "backlink", 1},  // deletion
+		{"backklink", "backlink", 1},
+		{"bacxlink", "backlink", 1},
+		{"hierarhci", "hierarchi", 1},
+		{"refactr", "refactor", 1},
+		{"jurnal", "journal", 1},
+		{"daly", "daili", 2},
+		{"abcdef", "ghijkl", 3}, // over the budget of 2
+	}
+	for _, c := range cases {
+		if got := editDistance([]rune(c.a), []rune(c.b), 2); got != c.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	d := dictOf(map[string]int{
+		"backlink": 40, "hierarchi": 12, "refactor": 9, "journal": 30, "daili": 25,
+		"note": 300, "nose": 2, "rare": 1, "brca1": 50, "北京": 9,
+	})
+	cases := []struct {
+		term, want string
+		edits      int
+	}{
+		{"bakclink", "backlink", 1},
+		{"hierarhci", "hierarchi", 1},
+		{"refactr", "refactor", 1},
+		{"jurnal", "journal", 1},
+		{"backlnks", "backlink", 2},
+		{"notr", "note", 1},   // note beats nose: same distance, more chunks
+		{"rarr", "", 0},       // rare is in one chunk: not a correction
+		{"brca2", "", 0},      // not letters: never corrected
+		{"not", "", 0},        // too short to correct
+		{"xyzzyplugh", "", 0}, // nothing near
+	}
+	for _, c := range cases {
+		s, ok := d.Suggest(c.term)
+		if c.want == "" {
+			if ok {
+				t.Errorf("Suggest(%q) = %+v, want none", c.term, s)
+			}
+			continue
+		}
+		if !ok || s.Term != c.want || s.Edits != c.edits {
+			t.Errorf("Suggest(%q) = %+v %v, want %s at %d edits", c.term, s, ok, c.want, c.edits)
+		}
+	}
+}
+
+func TestCorrect(t *testing.T) {
+	d := dictOf(map[string]int{"backlink": 40, "graph": 80, "grape": 3})
+	q := ParseQuery("bakclinks graph grapw")
+	df := []int{0, 80, 0}
+	calls := 0
+	dict := func() *Dictionary { calls++; return d }
+	got, fixes := DefaultTypos.Correct(q, df, dict)
+	if !slices.Equal(got.Terms, []string{"backlink", "graph"}) {
+		t.Fatalf("terms %v", got.Terms)
+	}
+	if got.Weights["backlink"] != 0.8 || got.Weights["graph"] != 1+0.8 {
+		t.Errorf("weights %v", got.Weights)
+	}
+	if want := []Correction{{"bakclink", "backlink"}, {"grapw", "graph"}}; !slices.Equal(fixes, want) {
+		t.Errorf("fixes %v, want %v", fixes, want)
+	}
+	if text := CorrectText("Bakclinks graph grapw", fixes); text != "backlink graph graph" {
+		t.Errorf("corrected text %q", text)
+	}
+
+	// A rare term stays beside its correction; a known one is never looked up.
+	got, _ = DefaultTypos.Correct(ParseQuery("grape"), []int{1}, dict)
+	if !slices.Equal(got.Terms, []string{"grape", "graph"}) || got.Weights["grape"] != 1 {
+		t.Errorf("rare: %+v", got)
+	}
+	calls = 0
+	if got, fixes := DefaultTypos.Correct(q, []int{40, 80, 5}, dict); len(fixes) != 0 || calls != 0 || !slices.Equal(got.Terms, q.Terms) {
+		t.Errorf("known terms: %+v %v, %d dictionary calls", got, fixes, calls)
+	}
+	if _, fixes := (Typos{Off: true}).Correct(q, df, dict); fixes != nil {
+		t.Errorf("off: %v", fixes)
+	}
+}
