@@ -18,6 +18,9 @@
 //   - Symlinks are never followed, neither to folders (so link loops cannot
 //     hang a walk) nor to files (a linked note is not indexed; index the
 //     folder it lives in instead).
+//   - ReadNote reads a note for a client (a passage to show an agent or an
+//     editor) through an os.Root on its registered folder, refusing paths
+//     outside the folders, symlinks and files that are not notes.
 //   - Dot files and dot folders, node_modules, and the .gitignore-syntax
 //     patterns of .memdignore and .gitignore at the folder's root are ignored.
 //   - A folder that vanishes keeps its notes (it may be an unmounted drive)

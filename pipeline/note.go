@@ -133,7 +133,7 @@ func (p *preparer) prepare(j store.Job) outcome {
 	}
 	n := &store.Note{
 		Path: j.Path, Folder: j.Folder, Size: stat.size, ModTime: stat.mtime, Hash: hash,
-		Title: pn.Title, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
+		Title: pn.Title, Aliases: pn.Aliases, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
 		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
 	for _, b := range pn.Blocks {

@@ -62,6 +62,12 @@ func (s *Server) Handler() http.Handler {
 		memd.RouteIdle:    {"GET": idle(s)},
 		memd.RouteEvents:  {"GET": events(s)},
 
+		memd.RouteNoteText:  {"GET": s.timed(noteText(s.svc))},
+		memd.RouteNames:     {"GET": s.timed(names(s.svc))},
+		memd.RouteTags:      {"GET": s.timed(tags(s.svc))},
+		memd.RouteBacklinks: {"GET": s.timed(backlinks(s.svc))},
+		memd.RouteResolve:   {"POST": s.timed(resolve(s.svc))},
+
 		memd.RouteChat:            {"POST": chat(s)},
 		memd.RouteChatCompletions: {"POST": chatCompletions(s)},
 		memd.RouteCompletions:     {"POST": completions(s)},

@@ -24,6 +24,14 @@ type Service interface {
 	Subscribe(ctx context.Context) <-chan memd.Event         // closed when ctx ends
 	WaitIdle(ctx context.Context) error                      // returns when no indexing work is pending
 
+	// What editors ask while a note is written: names for link completion,
+	// tags, where links lead and what links here, and a note's text.
+	Names(ctx context.Context, r memd.NamesRequest) (memd.NamesResult, error)
+	Tags(ctx context.Context, r memd.TagsRequest) (memd.TagsResult, error)
+	Resolve(ctx context.Context, r memd.ResolveRequest) (memd.ResolveResult, error)
+	Backlinks(ctx context.Context, path, heading string) (memd.BacklinksResult, error)
+	NoteText(ctx context.Context, path string, start, end int) (memd.NoteText, error)
+
 	// Chat streams events to sink (sources first, then text) and returns
 	// the whole answer; see memory.Service.Chat. A *memd.BusyError
 	// becomes 429 with Retry-After.

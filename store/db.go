@@ -303,3 +303,22 @@ func (t *Tx) SetMeta(key string, value []byte) error {
 }
 
 func u64key(id uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), id) }
+
+// Version names the state of the store a transaction sees: two
+// transactions see the same notes exactly when their Versions are equal,
+// so a reader can key what it derived from the store by it. It holds the
+// bbolt file open (a compaction swaps in a new one, whose transaction
+// count starts again) and the count of writes committed to it before.
+type Version struct {
+	file   *bolt.DB
+	writes int
+}
+
+// Version is the state of the store this transaction sees.
+func (t *Tx) Version() Version {
+	v := Version{file: t.tx.DB(), writes: t.tx.ID()}
+	if t.tx.Writable() {
+		v.writes--
+	}
+	return v
+}

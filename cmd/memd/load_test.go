@@ -161,7 +161,9 @@ func TestRecallUnderLoad(t *testing.T) {
 	if r.failed > 0 || r.ok == 0 {
 		t.Errorf("%d recalls failed (neither hits nor a 429 with Retry-After), %d answered", r.failed, r.ok)
 	}
-	if r.peakRSS > 300<<20 {
+	// The race detector's shadow memory multiplies a process's RSS several
+	// times, so the bound holds only for a plain build.
+	if !raceBuild && r.peakRSS > 300<<20 {
 		t.Errorf("memd's memory peaked at %d MB under %d clients, over 300 MB", r.peakRSS>>20, clients)
 	}
 }
