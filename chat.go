@@ -85,20 +85,30 @@ func (r *ChatRequest) Validate() error {
 		return badRequest(`"k" is %d; send a number from 1 to %d, or leave it out for %d`, r.K, MaxChatK, DefaultChatK)
 	case r.MaxTokens < 0:
 		return badRequest(`"max_tokens" is %d; send a positive number, or leave it out`, r.MaxTokens)
-	case len(r.Stop) > MaxStops:
-		return badRequest(`"stop" has %d strings; send at most %d`, len(r.Stop), MaxStops)
 	case len(r.SessionID) > MaxSessionIDBytes:
 		return badRequest(`"session_id" is %d bytes; use at most %d`, len(r.SessionID), MaxSessionIDBytes)
 	}
-	for _, stop := range r.Stop {
-		if stop == "" || len(stop) > MaxStopBytes {
-			return badRequest(`stop string %q must be 1 to %d bytes`, stop, MaxStopBytes)
-		}
+	if err := validStops(r.Stop); err != nil {
+		return err
 	}
 	if err := r.Filters.Validate(); err != nil {
 		return err
 	}
 	return r.Sampling.Validate()
+}
+
+// validStops refuses more than MaxStops stop strings, or one empty or
+// longer than MaxStopBytes.
+func validStops(stops []string) error {
+	if len(stops) > MaxStops {
+		return badRequest(`"stop" has %d strings; send at most %d`, len(stops), MaxStops)
+	}
+	for _, stop := range stops {
+		if stop == "" || len(stop) > MaxStopBytes {
+			return badRequest(`stop string %q must be 1 to %d bytes`, stop, MaxStopBytes)
+		}
+	}
+	return nil
 }
 
 // Validate refuses sampling settings out of their ranges. The error wraps

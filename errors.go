@@ -23,10 +23,16 @@ var (
 type BusyError struct {
 	InFlight   int
 	RetryAfter time.Duration
+	// Work names what is busy, plural ("recalls"); "" means chats.
+	Work string
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("memd is answering %d chats, its limit; try again in %v", e.InFlight, e.RetryAfter)
+	work := e.Work
+	if work == "" {
+		work = "chats"
+	}
+	return fmt.Sprintf("memd is answering %d %s, its limit; try again in %v", e.InFlight, work, e.RetryAfter)
 }
 
 func (e *BusyError) Unwrap() error { return ErrBusy }

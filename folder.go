@@ -75,10 +75,22 @@ type Removed struct {
 // queued.
 type ReindexResult struct {
 	Queued int `json:"queued"`
+	// Started is true when memd answered (202) before the notes were all
+	// queued, which under load takes a while: the reindex goes on in the
+	// background, Queued is what was known then, and /v1/status shows the
+	// progress.
+	Started bool `json:"started,omitempty"`
 }
 
 // IdleResult is the answer of GET /v1/idle: true once no indexing work is
 // pending, false when the wait ran out first.
 type IdleResult struct {
 	Idle bool `json:"idle"`
+}
+
+// CompactResult is the answer of POST /v1/compact: the store file's size
+// before and after its live data was copied into a new file.
+type CompactResult struct {
+	BeforeBytes int64 `json:"before_bytes"`
+	AfterBytes  int64 `json:"after_bytes"`
 }

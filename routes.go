@@ -9,6 +9,7 @@ const (
 	RouteFolders = "/v1/folders" // GET → FolderList; POST PathBody → FolderStatus; DELETE PathBody → Removed
 	RouteNotes   = "/v1/notes"   // GET ?path= → NoteDetail; DELETE PathBody → Removed
 	RouteReindex = "/v1/reindex" // POST optional PathBody → ReindexResult
+	RouteCompact = "/v1/compact" // POST → CompactResult
 	RouteSkips   = "/v1/skips"   // GET → SkipList
 	RouteIdle    = "/v1/idle"    // GET ?timeout=30s → IdleResult, a long poll
 	RouteEvents  = "/v1/events"  // GET → server-sent Events
@@ -17,6 +18,7 @@ const (
 
 	// The OpenAI-compatible routes.
 	RouteChatCompletions = "/v1/chat/completions"
+	RouteCompletions     = "/v1/completions" // a raw prompt, no template: CompletionRequest → CompletionResult
 	RouteEmbeddings      = "/v1/embeddings"
 	RouteModels          = "/v1/models"
 )

@@ -25,14 +25,52 @@ var ErrNotRunning = errors.New("memd is not running")
 type Client struct {
 	socket string
 	http   *http.Client
+	// unused holds Dial's connection until a request takes it.
+	unused chan net.Conn
 }
 
 // NewClient returns a client of the daemon listening at socketPath.
 func NewClient(socketPath string) *Client {
-	d := &net.Dialer{Timeout: 2 * time.Second}
+	d := &net.Dialer{Timeout: dialTimeout}
+	return newClient(socketPath, func(ctx context.Context) (net.Conn, error) {
+		return d.DialContext(ctx, "unix", socketPath)
+	})
+}
+
+// Dial connects to the daemon at socketPath now, so the caller learns at
+// once whether one answers (ErrNotRunning when none does). The connection
+// it opened serves the client's first request: a command line tool that
+// asks one thing opens one connection, not a probe and then another.
+func Dial(ctx context.Context, socketPath string) (*Client, error) {
+	d := &net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(ctx, "unix", socketPath)
+	if err != nil {
+		if notRunning(err) {
+			return nil, fmt.Errorf("%w: nothing answers on %s", ErrNotRunning, socketPath)
+		}
+		return nil, fmt.Errorf("connect to memd on %s: %w", socketPath, err)
+	}
+	first := make(chan net.Conn, 1)
+	first <- conn
+	c := newClient(socketPath, func(ctx context.Context) (net.Conn, error) {
+		select {
+		case conn := <-first:
+			return conn, nil
+		default:
+			return d.DialContext(ctx, "unix", socketPath)
+		}
+	})
+	c.unused = first
+	return c, nil
+}
+
+// dialTimeout bounds connecting; a daemon that is up accepts at once.
+const dialTimeout = 2 * time.Second
+
+func newClient(socketPath string, dial func(context.Context) (net.Conn, error)) *Client {
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, "unix", socketPath)
+			return dial(ctx)
 		},
 		MaxIdleConns:          4,
 		IdleConnTimeout:       30 * time.Second,
@@ -44,8 +82,15 @@ func NewClient(socketPath string) *Client {
 // Socket is the path the client dials.
 func (c *Client) Socket() string { return c.socket }
 
-// Close drops idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+// Close drops idle connections, and Dial's connection if no request took it.
+func (c *Client) Close() {
+	c.http.CloseIdleConnections()
+	select {
+	case conn := <-c.unused:
+		conn.Close()
+	default:
+	}
+}
 
 // Recall asks for the chunks that best answer r.Query.
 func (c *Client) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
@@ -94,14 +139,22 @@ func (c *Client) Forget(ctx context.Context, path string) error {
 
 // Reindex queues a note or folder ("" for every folder) to be indexed again
 // and returns how many jobs were queued.
-func (c *Client) Reindex(ctx context.Context, path string) (int, error) {
+func (c *Client) Reindex(ctx context.Context, path string) (memd.ReindexResult, error) {
 	var res memd.ReindexResult
 	var body any
 	if path != "" {
 		body = memd.PathBody{Path: path}
 	}
 	err := c.do(ctx, "POST", memd.RouteReindex, body, &res)
-	return res.Queued, err
+	return res, err
+}
+
+// Compact has memd copy its store's live data into a new file, giving the
+// free space back to the disk.
+func (c *Client) Compact(ctx context.Context) (memd.CompactResult, error) {
+	var res memd.CompactResult
+	err := c.do(ctx, "POST", memd.RouteCompact, nil, &res)
+	return res, err
 }
 
 // Skips lists the files that were not indexed, and why.

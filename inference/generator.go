@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/memd-dev/memd/inference/llama"
@@ -76,6 +77,7 @@ type CompletionRequest struct {
 type Generator struct {
 	model    *llama.Model
 	vocab    *modelVocab // shared by every context's scheduler
+	chat     chatFormat
 	info     ModelInfo
 	cfg      GeneratorConfig
 	contexts map[string]*genContext
@@ -100,7 +102,7 @@ func LoadGenerator(lib *llama.Library, cfg GeneratorConfig) (g *Generator, err e
 	if err != nil {
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
-	g = &Generator{model: m, vocab: newModelVocab(m), info: info, cfg: cfg, contexts: map[string]*genContext{}}
+	g = &Generator{model: m, vocab: newModelVocab(m), chat: newChatFormat(m), info: info, cfg: cfg, contexts: map[string]*genContext{}}
 	defer func() {
 		if err != nil {
 			g.Close()
@@ -230,15 +232,17 @@ func (g *Generator) Detokenize(toks []int32) string {
 	return g.model.Detokenize(toks)
 }
 
-// ChatPrompt renders messages with the model's own chat template, ending
-// with an open assistant turn. It fails when the model has no template.
+// ChatPrompt renders messages with the model's own chat template (its Jinja
+// source, as Python's jinja2 would; llama.cpp's built-in formatter when
+// that fails), ending with an open assistant turn, thinking off. It fails
+// with ErrNoChatTemplate when the model has no template.
 func (g *Generator) ChatPrompt(msgs []Message) (string, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.closed {
 		return "", ErrClosed
 	}
-	return renderChat(g.model, msgs)
+	return g.chat.render(g.model, msgs)
 }
 
 // Complete runs one generation and returns its result; see
@@ -258,6 +262,7 @@ func (g *Generator) Complete(ctx context.Context, req CompletionRequest) (Comple
 		MaxTokens: req.MaxTokens,
 		Stop:      req.Stop,
 		Priority:  req.Priority,
+		Thinking:  g.chat.thinkingFor(toks),
 		OnToken:   req.OnToken,
 	})
 }
@@ -283,17 +288,23 @@ func (g *Generator) promptTokens(req CompletionRequest) ([]int32, error) {
 	text := req.Prompt
 	if len(req.Messages) > 0 {
 		var err error
-		if text, err = renderChat(g.model, req.Messages); err != nil {
+		if text, err = g.chat.render(g.model, req.Messages); err != nil {
 			return nil, err
 		}
 	}
-	toks, err := g.model.Tokenize(text, true, true)
+	return tokenizePrompt(g.model, text)
+}
+
+// tokenizePrompt tokenizes a prompt with the model's BOS and with special
+// tokens parsed. Templates that write the BOS themselves get no second one.
+func tokenizePrompt(m *llama.Model, text string) ([]int32, error) {
+	addBOS := true
+	if bos := m.BOS(); bos >= 0 && strings.HasPrefix(text, m.TokenPieceSpecial(bos, true)) {
+		addBOS = false
+	}
+	toks, err := m.Tokenize(text, addBOS, true)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	// Some templates write the BOS themselves; a prompt never holds two.
-	if bos := g.model.BOS(); len(toks) > 1 && toks[0] == bos && toks[1] == bos {
-		toks = toks[1:]
 	}
 	return toks, nil
 }

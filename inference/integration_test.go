@@ -51,8 +51,10 @@ func tinyModel(t testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if tinyDir != "" {
-		os.RemoveAll(tinyDir)
+	for _, dir := range []string{tinyDir, real.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -66,12 +66,28 @@ type Request struct {
 	Stop []string
 	// Priority decides who gets a free slot and prefill budget first.
 	Priority Priority
+	// Thinking, when set, names the tokens around a reasoning model's
+	// thinking block; see Thinking.
+	Thinking *Thinking
 	// OnToken, when set, receives the output text as it is produced, in
 	// order, on the goroutine that called Submit (so a slow callback delays
 	// only its own request). Pieces never split a UTF-8 character and never
 	// include text that might turn out to be part of a stop string. A
 	// non-nil error cancels the request; Submit then returns that error.
 	OnToken func(piece string) error
+}
+
+// Thinking names the tokens that open and close a reasoning model's
+// thinking block: Gemma 4's <|channel> … <channel|>, Qwen's and DeepSeek's
+// <think> … </think>. A block, its two tokens and the whitespace after it
+// never reach the output text (nor OnToken, nor stop strings); its tokens
+// still count in Completion.Tokens and MaxTokens. memd's stages want the
+// answer alone, and a thought is not an answer.
+type Thinking struct {
+	Open, Close int32
+	// Inside says the prompt ends inside an open block (some templates
+	// open one for the model), so output starts hidden until Close.
+	Inside bool
 }
 
 // FinishReason says why a generation ended.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -260,7 +261,9 @@ type row struct {
 	stepPos  int32 // pos before the current step, to roll back a failed one
 	smp      *sampler
 	out      *textOutput
-	chunk    int // prompt tokens in the current step
+	thinking bool // inside a thinking block: output is hidden
+	trim     bool // a thinking block just closed: leading whitespace is hidden
+	chunk    int  // prompt tokens in the current step
 	tokens   []int32
 
 	submitted, admitted, first time.Time
@@ -293,6 +296,32 @@ func (r *row) takePieces() []string {
 	p := r.pieces
 	r.pieces = nil
 	return p
+}
+
+// visible is the part of tok's piece that is output: none inside a
+// thinking block, none of a delimiter (even one out of place), none of the
+// whitespace that follows a block.
+func (r *row) visible(tok int32, piece string) string {
+	th := r.req.Thinking
+	switch {
+	case th == nil:
+		return piece
+	case r.thinking:
+		if tok == th.Close {
+			r.thinking, r.trim = false, true
+		}
+		return ""
+	case tok == th.Open:
+		r.thinking = true
+		return ""
+	case tok == th.Close: // a block the prompt opened, or a stray delimiter
+		r.trim = true
+		return ""
+	case r.trim:
+		piece = strings.TrimLeft(piece, " \t\r\n")
+		r.trim = piece == ""
+	}
+	return piece
 }
 
 // before reports whether r should be served before o.
@@ -369,6 +398,7 @@ func (s *Scheduler) admit() int {
 		r.admitted = time.Now()
 		r.smp = newSampler(r.req.Sampling, r.req.Prompt)
 		r.out = newTextOutput(r.req.Stop)
+		r.thinking = r.req.Thinking != nil && r.req.Thinking.Inside
 		s.slots[seq] = r
 		s.active.Add(1)
 		busy++
@@ -488,7 +518,7 @@ func (s *Scheduler) accept(r *row, logits []float32, now time.Time) {
 	}
 	r.smp.accept(tok)
 	r.tokens = append(r.tokens, tok)
-	release, stopped := r.out.add(s.vocab.Piece(tok))
+	release, stopped := r.out.add(r.visible(tok, s.vocab.Piece(tok)))
 	r.push(release)
 	switch {
 	case stopped:

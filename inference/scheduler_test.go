@@ -489,6 +489,50 @@ func TestSchedulerStopStringsAcrossTokens(t *testing.T) {
 	}
 }
 
+func TestSchedulerHidesThinking(t *testing.T) {
+	// '<' (29) opens a thinking block and '>' (30) closes it; 26 is a space.
+	think := Thinking{Open: 29, Close: 30}
+	inside := think
+	inside.Inside = true
+	for _, tc := range []struct {
+		name     string
+		thinking *Thinking
+		script   []int32
+		stop     []string
+		text     string
+	}{
+		{"blocks hidden with the whitespace after them", &think, []int32{0, 29, 1, 2, 30, 26, 26, 3, 29, 4, 30, 5}, nil, "adf"},
+		{"prompt ends inside a block", &inside, []int32{1, 2, 30, 26, 3}, nil, "d"},
+		{"a stop string in a thought does not stop", &think, []int32{0, 29, 1, 2, 30, 3}, []string{"bc"}, "ad"},
+		{"unclosed block hides the rest", &think, []int32{0, 29, 1, 2}, nil, "a"},
+		{"a stray close is hidden", &think, []int32{0, 30, 30, 26, 1}, nil, "ab"},
+		{"without Thinking the markers are text", nil, []int32{0, 29, 1, 30}, nil, "a<b>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeModel(1, 8)
+			f.next = func(h []int32) int32 { return tc.script[len(h)-1] }
+			s := newTestScheduler(t, f, SchedulerConfig{})
+			var pieces []string
+			c, err := s.Submit(context.Background(), Request{
+				Prompt: []int32{5}, MaxTokens: len(tc.script), Stop: tc.stop, Thinking: tc.thinking,
+				OnToken: func(p string) error { pieces = append(pieces, p); return nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Text != tc.text || c.Finish != FinishLength {
+				t.Fatalf("text %q finish %s, want %q length", c.Text, c.Finish, tc.text)
+			}
+			if got := strings.Join(pieces, ""); got != tc.text {
+				t.Fatalf("streamed %q, want %q", got, tc.text)
+			}
+			if len(c.Tokens) != len(tc.script) {
+				t.Fatalf("%d tokens, want all %d (hidden ones count)", len(c.Tokens), len(tc.script))
+			}
+		})
+	}
+}
+
 // TestSchedulerConcurrent runs 32 requests with prompts and lengths of all
 // sizes through 8 slots and checks each against the model run alone. Run
 // it with -race.

@@ -149,14 +149,7 @@ func (s *Service) Chat(ctx context.Context, r memd.ChatRequest, sink func(memd.C
 func fill(res *memd.ChatResult, c inference.Completion, start, first time.Time) {
 	res.Message = memd.Message{Role: memd.RoleAssistant, Content: c.Text}
 	res.Usage = memd.Usage{PromptTokens: c.PromptTokens, CompletionTokens: c.Generated}
-	switch c.Finish {
-	case inference.FinishLength:
-		res.Finish = memd.FinishLength
-	case inference.FinishCancelled, inference.FinishError:
-		res.Finish = memd.FinishCancelled
-	default:
-		res.Finish = memd.FinishStop
-	}
+	res.Finish = finishOf(c.Finish)
 	t := &res.Timings
 	t.QueueMS, t.PrefillMS, t.DecodeMS = ms(c.Timings.Queue), ms(c.Timings.Prefill), ms(c.Timings.Decode)
 	if !first.IsZero() {
@@ -166,6 +159,17 @@ func fill(res *memd.ChatResult, c inference.Completion, start, first time.Time) 
 		t.TokensPerSecond = float64(c.Generated-1) / c.Timings.Decode.Seconds()
 	}
 	t.TotalMS = ms(time.Since(start))
+}
+
+// finishOf is the wire's name for why a generation ended.
+func finishOf(f inference.FinishReason) string {
+	switch f {
+	case inference.FinishLength:
+		return memd.FinishLength
+	case inference.FinishCancelled, inference.FinishError:
+		return memd.FinishCancelled
+	}
+	return memd.FinishStop
 }
 
 // generatorError maps the generator's errors onto the service's kinds.

@@ -194,13 +194,14 @@ func clip(text string, n int) string {
 	return cut + " …"
 }
 
-// tokenizeChat renders msgs with the model's chat template (a plain
-// transcript for a model without one) and tokenizes them as the generator
-// would.
+// tokenizeChat renders msgs with the model's chat template and tokenizes
+// them as the generator would. A model without a template (a base model)
+// is refused: a format guessed for it would be one it never saw.
 func (s *Service) tokenizeChat(msgs []inference.Message) ([]int32, error) {
 	text, err := s.gen.ChatPrompt(msgs)
 	if errors.Is(err, inference.ErrNoChatTemplate) {
-		text, err = transcript(msgs), nil
+		return nil, fmt.Errorf("%w: the generator %s has no chat template (it is a base model), so chat cannot format a conversation for it; "+
+			"continue raw text with POST %s instead, or load an instruction-tuned model", memd.ErrBadRequest, s.GeneratorName(), memd.RouteCompletions)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("chat: render prompt: %w", generatorError(err))
@@ -232,26 +233,6 @@ func (s *Service) bosToken() (int32, bool) {
 	}
 	s.chat.bos.Store(int64(toks[0]) + 1)
 	return toks[0], true
-}
-
-// transcript renders messages for a model without a chat template.
-func transcript(msgs []inference.Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		fmt.Fprintf(&b, "%s: %s\n\n", roleName(m.Role), m.Content)
-	}
-	b.WriteString("Assistant:")
-	return b.String()
-}
-
-func roleName(role string) string {
-	switch role {
-	case memd.RoleSystem:
-		return "System"
-	case memd.RoleAssistant:
-		return "Assistant"
-	}
-	return "User"
 }
 
 // recallContextBytes is how much of the previous user turn joins the last

@@ -3,6 +3,8 @@
 // from package vector, an optional reranker, filters, one hit per note)
 // and Chat answers from them (prompt assembly, sessions, citations). It
 // also registers folders and forgets notes through the pipeline's Indexer.
+// For editors it answers note names, tags, link resolution and backlinks
+// from a graph of the notes' links it rebuilds when the store changes.
 // It speaks in the root package memd's types and knows nothing of sockets.
 //
 // It imports the root package memd, rank, vector, pipeline, inference and

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,9 @@ type Indexer interface {
 	Folders() []pipeline.FolderState
 	WaitIdle(ctx context.Context) error
 	IndexedSinceStart() int64
+	// ReadNote returns the content of a note file inside a registered
+	// folder, read so that nothing outside the folder can be reached.
+	ReadNote(path string) ([]byte, error)
 }
 
 // chunkerCounter is the part of *pipeline.Indexer that counts notes by
@@ -86,6 +90,7 @@ type Service struct {
 	models      []memd.ModelStatus
 	gen         Generator
 	chat        *chatState
+	graphs      graphCache
 }
 
 // New returns a Service over cfg.
@@ -196,6 +201,12 @@ func (s *Service) Reindex(ctx context.Context, path string) (int, error) {
 	return n, classify(err)
 }
 
+// Compact gives the store's free space back to the disk (store.DB.Compact).
+func (s *Service) Compact(ctx context.Context) (memd.CompactResult, error) {
+	before, after, err := s.db.Compact()
+	return memd.CompactResult{BeforeBytes: before, AfterBytes: after}, err
+}
+
 // Forget removes one note from the index and keeps it out until it changes.
 func (s *Service) Forget(ctx context.Context, path string) error {
 	return classify(s.ix.Forget(ctx, path))
@@ -253,7 +264,9 @@ func classify(err error) error {
 		return classified{memd.ErrNotFound, err}
 	case errors.Is(err, pipeline.ErrUnknownFolder):
 		return classified{memd.ErrUnknownFolder, err}
-	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir):
+	case errors.Is(err, fs.ErrNotExist):
+		return classified{memd.ErrNotFound, err}
+	case errors.Is(err, pipeline.ErrNestedFolder), errors.Is(err, pipeline.ErrNotDir), errors.Is(err, pipeline.ErrNotNote):
 		return classified{memd.ErrBadRequest, err}
 	}
 	return err

@@ -29,6 +29,9 @@
 //   - A store write that fails for a cause that passes (a full disk, an I/O
 //     error) leaves its jobs queued, and the worker backs off and retries
 //     them; no note is skipped for it.
+//   - ReadNote reads a note for a client (a passage to show an agent or an
+//     editor) through the same openat as the indexer, refusing paths
+//     outside the folders, symlinks and files that are not notes.
 //   - Dot files and dot folders, node_modules, and the .gitignore-syntax
 //     patterns of .memdignore and .gitignore at the folder's root are ignored.
 //   - A folder that vanishes keeps its notes (it may be an unmounted drive)

@@ -229,7 +229,7 @@ func parseFile(o *outcome, content []byte) (*parse.Note, bool) {
 func newNote(j store.Job, f noteFile, pn *parse.Note) *store.Note {
 	n := &store.Note{
 		Path: j.Path, Folder: j.Folder, Size: f.stat.size, ModTime: f.stat.mtime, Hash: f.hash,
-		Title: pn.Title, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
+		Title: pn.Title, Aliases: pn.Aliases, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
 		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
 	for _, b := range pn.Blocks {

@@ -3,7 +3,6 @@ package rank
 import (
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/memd-dev/memd/rank/lexical"
 )
@@ -39,13 +38,38 @@ type Corpus struct {
 }
 
 // scoreBoard accumulates per-chunk scores in a dense array indexed by chunk
-// id, which beats a map by several times at 100k chunks; boards are pooled.
+// id, which beats a map by several times at 100k chunks; boards are kept
+// for the next query (see spareBoards).
 type scoreBoard struct {
 	scores  []float64
 	touched []uint64
+	// postings is the buffer a term's postings are decoded into, kept with
+	// the board: grown afresh for every query, it was half of recall's
+	// garbage and so of the collections that made its slowest queries.
+	postings []Posting
 }
 
-var boards = sync.Pool{New: func() any { return &scoreBoard{} }}
+// spareBoards keeps boards between queries. Not a sync.Pool: a pool is
+// emptied by every other collection, and the query after one allocated
+// and faulted in a new board (1.25 MB at 100k chunks), which made most of
+// recall's slowest 1%. One spare per query running at once is enough.
+var spareBoards = make(chan *scoreBoard, 8)
+
+func takeBoard() *scoreBoard {
+	select {
+	case b := <-spareBoards:
+		return b
+	default:
+		return &scoreBoard{}
+	}
+}
+
+func putBoard(b *scoreBoard) {
+	select {
+	case spareBoards <- b:
+	default: // enough spares
+	}
+}
 
 func (b *scoreBoard) reset(maxID uint64) {
 	for _, id := range b.touched {
@@ -120,10 +144,11 @@ func (p BM25) Rank(ix Index, c Corpus, q Query) ([]Scored, []int, error) {
 	if avgdl == 0 {
 		avgdl = 1
 	}
-	board := boards.Get().(*scoreBoard)
-	defer boards.Put(board)
+	board := takeBoard()
+	defer putBoard(board)
 	board.reset(ix.MaxChunkID())
-	var buf []Posting
+	buf := board.postings
+	defer func() { board.postings = buf[:0] }()
 	for i, term := range q.Terms {
 		var err error
 		buf, err = ix.Postings(term, buf[:0])

@@ -36,7 +36,7 @@ prepare() {
 	cp /tmp/gpu-prep/package/bins/linux-x64-vulkan/{libllama.*.so,libggml*.so} /tmp/gpu-prep/package/bins/linux-x64-vulkan/_nlc* $G/vk/
 	xz -f -T2 $G/vk/libggml-vulkan.so
 	scripts/build-llama.sh source $G/src/llama.tar.xz
-	CGO_ENABLED=0 go build -o $G/bench ./inference/bench
+	CGO_ENABLED=0 go build -o $G/bench ./scripts/inferencebench
 	CGO_ENABLED=0 go test -c -o $G/pipeline.test ./pipeline
 	rm -rf $G/dendron && cp -r ../shared/corpora/dendron/vault $G/dendron && chmod -R u+w $G/dendron
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real third-party clients against a real memd, for .ci/run: the openai and
-# ws npm packages (pinned, installed into a temporary folder) and curl's SSE,
-# over the unix socket, with generated models (a bigram generator with a known
+# ws npm packages and the official MCP TypeScript client (pinned, installed
+# into a temporary folder) and curl's SSE, over the unix socket and through
+# `memctl mcp`, with generated models (a bigram generator with a known
 # answer, and a small embedder). Needs go, node (18 or later), npm and curl.
 # MEMD_LLAMA_LIB names the folder holding libllama; unset, the tests' pinned
 # build is fetched (scripts/fetch-llama.sh) and used.
@@ -16,6 +17,7 @@ fi
 # 5.x takes only fetch options (an undici dispatcher), and 6.x needs Node 22.
 OPENAI_VERSION=4.104.0
 WS_VERSION=8.18.3
+MCP_SDK_VERSION=1.32.2
 
 work=$(mktemp -d /tmp/memd-node.XXXXXX)
 pid=
@@ -29,13 +31,14 @@ CGO_ENABLED=0 go build -o "$work/bin/" ./cmd/memd ./cmd/memctl
 go run ./scripts/node-clients/writemodels -dir "$work" >"$work/models.txt"
 mapfile -t models <"$work/models.txt"
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error \
-	"openai@$OPENAI_VERSION" "ws@$WS_VERSION" >/dev/null)
-cp scripts/node-clients/clients.mjs "$work/"
+	"openai@$OPENAI_VERSION" "ws@$WS_VERSION" "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" >/dev/null)
+cp scripts/node-clients/clients.mjs scripts/node-clients/mcp.mjs "$work/"
 
 mkdir -p "$work/notes"
 printf '# Tomatoes\n\nwater the tomatoes twice a week\n' >"$work/notes/garden.md"
 printf '# Compost\n\nturn the compost heap each week\n' >"$work/notes/compost.md"
 printf '# Work\n\nthe report is due on Friday\n' >"$work/notes/work.md"
+printf '# Outside\n\nnot in any folder memd indexes\n' >"$work/outside.md"
 
 sock="$work/memd.sock"
 memctl=("$work/bin/memctl" --data "$work/data" --socket "$sock")
@@ -57,6 +60,13 @@ fi
 echo "ok   curl --unix-socket SSE /v1/chat"
 
 if ! (cd "$work" && MEMD_SOCKET="$sock" node clients.mjs); then
+	echo "memd log:" >&2
+	cat "$work/memd.log" >&2
+	exit 1
+fi
+
+if ! (cd "$work" && MEMCTL="$work/bin/memctl" MEMD_DATA="$work/data" MEMD_SOCKET="$sock" NOTES="$work/notes" \
+	OUTSIDE="$work/outside.md" node mcp.mjs); then
 	echo "memd log:" >&2
 	cat "$work/memd.log" >&2
 	exit 1

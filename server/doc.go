@@ -1,5 +1,6 @@
 // Package server answers memd's HTTP API: HTTP/1.1 over a unix socket
-// (Listen, Server) with JSON errors, limits on size and time, server-sent
+// (Listen, Server) with JSON errors, limits on size and time (a deadline on
+// every request body, admission control on recall), server-sent
 // events, the websocket JSON-RPC, the OpenAI-compatible routes, and an
 // optional loopback TCP listener with a bearer token. Only processes of
 // the daemon's own user are answered on the socket.

@@ -1,13 +1,16 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/memd-dev/memd"
 )
 
 // POST /v1/recall, body memd.RecallRequest → memd.RecallResult
-func recall(svc Service) handlerFunc {
+func recall(s *Server) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req memd.RecallRequest
 		if e := decodeBody(r, &req, false); e != nil {
@@ -16,14 +19,37 @@ func recall(svc Service) handlerFunc {
 		if err := req.Validate(); err != nil {
 			return err
 		}
-		res, err := svc.Recall(r.Context(), req)
+		body, err := s.admittedRecall(r.Context(), req)
 		if err != nil {
 			return err
 		}
-		if res.Hits == nil {
-			res.Hits = []memd.Hit{}
-		}
-		writeJSON(w, http.StatusOK, res)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
 		return nil
 	}
+}
+
+// admittedRecall runs a recall in its turn and encodes the answer before
+// giving the turn back: the turn bounds the work and the memory of
+// recalls under way, and a client slow to read its answer must not hold
+// one while the answer is written.
+func (s *Server) admittedRecall(ctx context.Context, req memd.RecallRequest) ([]byte, error) {
+	leave, err := s.recalls.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	res, err := s.svc.Recall(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if res.Hits == nil {
+		res.Hits = []memd.Hit{}
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encode answer: %w", err)
+	}
+	return append(body, '\n'), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,12 @@ func jsonError(err error) *memd.Error {
 		tooLarge *http.MaxBytesError
 		syntax   *json.SyntaxError
 		typ      *json.UnmarshalTypeError
+		netErr   net.Error
 	)
 	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return errorf(http.StatusRequestTimeout, memd.CodeTimeout,
+			"the request body did not arrive in time; send the whole body at once")
 	case errors.As(err, &tooLarge):
 		return errorf(http.StatusRequestEntityTooLarge, memd.CodeTooLarge,
 			"the request body is over %d bytes; send a smaller request", tooLarge.Limit)

@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -50,16 +53,24 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	routes := map[string]methods{
 		memd.RouteStatus:  {"GET": s.timed(status(s.svc))},
-		memd.RouteRecall:  {"POST": s.timed(recall(s.svc))},
+		memd.RouteRecall:  {"POST": s.timed(recall(s))},
 		memd.RouteFolders: {"GET": s.timed(listFolders(s.svc)), "POST": s.timed(addFolder(s.svc)), "DELETE": s.timed(removeFolder(s.svc))},
 		memd.RouteNotes:   {"GET": s.timed(note(s.svc)), "DELETE": s.timed(forget(s.svc))},
-		memd.RouteReindex: {"POST": s.timed(reindex(s.svc))},
+		memd.RouteReindex: {"POST": s.timed(reindex(s))},
+		memd.RouteCompact: {"POST": compact(s.svc)},
 		memd.RouteSkips:   {"GET": s.timed(skips(s.svc))},
 		memd.RouteIdle:    {"GET": idle(s)},
 		memd.RouteEvents:  {"GET": events(s)},
 
+		memd.RouteNoteText:  {"GET": s.timed(noteText(s.svc))},
+		memd.RouteNames:     {"GET": s.timed(names(s.svc))},
+		memd.RouteTags:      {"GET": s.timed(tags(s.svc))},
+		memd.RouteBacklinks: {"GET": s.timed(backlinks(s.svc))},
+		memd.RouteResolve:   {"POST": s.timed(resolve(s.svc))},
+
 		memd.RouteChat:            {"POST": chat(s)},
 		memd.RouteChatCompletions: {"POST": chatCompletions(s)},
+		memd.RouteCompletions:     {"POST": completions(s)},
 		memd.RouteEmbeddings:      {"POST": s.timed(embeddings(s.svc))},
 		memd.RouteModels:          {"GET": s.timed(models(s.svc))},
 		memd.RouteModels + "/":    {"GET": s.timed(models(s.svc))},
@@ -84,15 +95,14 @@ func notFound(paths []string) http.Handler {
 
 // timed bounds a route that does not stream: its context ends after the
 // request timeout, and a client that stops reading cannot hold the handler.
+// (The body's own deadline is limitBody's.)
 func (s *Server) timed(h http.Handler) http.Handler {
 	d := s.opt.RequestTimeout
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		rc := http.NewResponseController(w)
-		deadline := time.Now().Add(d + time.Second)
-		_ = rc.SetReadDeadline(deadline)
-		_ = rc.SetWriteDeadline(deadline)
+		_ = rc.SetWriteDeadline(time.Now().Add(d + time.Second))
 		// The connection may be kept alive for another request: lift the
 		// deadlines so they do not carry over to it.
 		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
@@ -100,6 +110,10 @@ func (s *Server) timed(h http.Handler) http.Handler {
 	})
 }
 
+// limitBody caps every request body in size and in time: the body must
+// arrive within BodyTimeout (a client sending a byte a second held a chat
+// route for as long as it liked). Once the body has been read the read
+// deadline is lifted, so a long answer streamed after it is not cut.
 func (s *Server) limitBody(h http.Handler) http.Handler {
 	max := s.opt.MaxBodyBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -108,9 +122,39 @@ func (s *Server) limitBody(h http.Handler) http.Handler {
 				"the request body is %d bytes, over the limit of %d; send a smaller request", r.ContentLength, max))
 			return
 		}
+		rc := http.NewResponseController(w)
+		if r.Body != http.NoBody && rc.SetReadDeadline(time.Now().Add(s.opt.BodyTimeout)) == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, w: w, rc: rc}
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody lifts the connection's read deadline when the body has
+// been read to its end: net/http then reads the connection in the
+// background to notice a client that goes away, and a deadline left set
+// would end that read, and the request's context with it. A body that
+// times out closes the connection after the answer, or net/http would
+// wait for the rest of it before answering.
+type deadlineBody struct {
+	io.ReadCloser
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF) && !b.lifted:
+		b.lifted = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case errors.As(err, &ne) && ne.Timeout():
+		b.w.Header().Set("Connection", "close")
+	}
+	return n, err
 }
 
 // observe logs each request and turns a panic in a handler into a 500
@@ -130,8 +174,10 @@ func (s *Server) observe(h http.Handler) http.Handler {
 						"memd hit a bug answering %s %s (%v); please report it", r.Method, r.URL.Path, v))
 				}
 			}
+			// A failure is worth a warning unless the client had gone:
+			// then it is the client's leaving, not memd's failing.
 			level := slog.LevelDebug
-			if sw.status >= 500 {
+			if sw.status >= 500 && r.Context().Err() == nil {
 				level = slog.LevelWarn
 			}
 			s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path,

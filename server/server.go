@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -22,6 +23,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers; zero means 5s.
 	ReadHeaderTimeout time.Duration
+	// BodyTimeout bounds reading a request's body, on every route, the
+	// streaming ones included; zero means 10s. A client that sends its
+	// body slower gets 408.
+	BodyTimeout time.Duration
 	// Heartbeat is how often an idle event stream gets a comment line, so
 	// clients and proxies can tell a quiet stream from a dead one; zero
 	// means 15s.
@@ -39,6 +44,13 @@ type Options struct {
 	// WSRequests is how many requests one websocket connection may have in
 	// flight; zero means 32.
 	WSRequests int
+	// RecallInFlight is how many recalls run at once (HTTP and websocket
+	// together); zero means 4 per CPU. RecallQueue is how many more may
+	// wait, at most RecallWait, for a turn; zero means 64 and 2s. Past
+	// those, a recall gets 429 with Retry-After.
+	RecallInFlight int
+	RecallQueue    int
+	RecallWait     time.Duration
 	// AllowedOrigins are the websocket Origins accepted, exactly as a
 	// browser sends them ("http://localhost:3000"). Clients that send no
 	// Origin (everything but browsers) are always accepted; the default
@@ -59,6 +71,9 @@ func (o Options) withDefaults() Options {
 	if o.ReadHeaderTimeout == 0 {
 		o.ReadHeaderTimeout = 5 * time.Second
 	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = 10 * time.Second
+	}
 	if o.Heartbeat == 0 {
 		o.Heartbeat = 15 * time.Second
 	}
@@ -76,6 +91,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.WSRequests == 0 {
 		o.WSRequests = 32
+	}
+	if o.RecallInFlight == 0 {
+		o.RecallInFlight = max(4, 4*runtime.GOMAXPROCS(0))
+	}
+	if o.RecallQueue == 0 {
+		o.RecallQueue = 64
+	}
+	if o.RecallWait == 0 {
+		o.RecallWait = 2 * time.Second
 	}
 	return o
 }
@@ -95,12 +119,21 @@ type Server struct {
 
 	tcpMu sync.Mutex
 	tcp   *http.Server // the loopback TCP listener's server, nil when off
+
+	// background counts work that outlives its request (a reindex);
+	// Shutdown waits for it.
+	background sync.WaitGroup
+	reindexMu  sync.Mutex
+	reindexing map[string]*reindexRun // by path, "" for every folder
+
+	recalls *admission
 }
 
 // NewServer returns a Server over svc.
 func NewServer(svc Service, o Options) *Server {
 	o = o.withDefaults()
-	s := &Server{svc: svc, opt: o, log: o.Logger, uid: os.Getuid(), stopping: make(chan struct{})}
+	s := &Server{svc: svc, opt: o, log: o.Logger, uid: os.Getuid(), stopping: make(chan struct{}),
+		reindexing: map[string]*reindexRun{}, recalls: newAdmission("recalls", o.RecallInFlight, o.RecallQueue, o.RecallWait)}
 	s.http = &http.Server{
 		Handler:           s.checkPeer(s.Handler()),
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
@@ -145,6 +178,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	waited := make(chan struct{})
 	go func() {
 		s.wsConns.Wait()
+		s.background.Wait()
 		close(waited)
 	}()
 	select {

@@ -163,8 +163,8 @@ func TestRoutes(t *testing.T) {
 	if !errors.As(err, &e) || e.Status != 404 || !errors.Is(err, memd.ErrUnknownFolder) {
 		t.Fatalf("second remove: %v", err)
 	}
-	if n, err := c.Reindex(ctx, ""); err != nil || n != 2 || f.LastReindex != "" {
-		t.Fatalf("reindex all: %d %v %q", n, err, f.LastReindex)
+	if res, err := c.Reindex(ctx, ""); err != nil || res.Queued != 2 || f.LastReindex != "" {
+		t.Fatalf("reindex all: %+v %v %q", res, err, f.LastReindex)
 	}
 	if _, err := c.Reindex(ctx, "/notes/b.md"); err != nil || f.LastReindex != "/notes/b.md" {
 		t.Fatalf("reindex one: %v %q", err, f.LastReindex)

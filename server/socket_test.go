@@ -80,3 +80,45 @@ func TestListenRefuses(t *testing.T) {
 		t.Fatalf("long path: %v", err)
 	}
 }
+
+// TestListenLeavesExistingFolderMode: memd never changes the mode of a
+// folder it did not create (a sticky shared folder lost its sticky bit, a
+// home folder became 0700), and refuses one that others can write to
+// without the sticky bit.
+func TestListenLeavesExistingFolderMode(t *testing.T) {
+	for _, c := range []struct {
+		mode    os.FileMode
+		refused bool
+		warned  bool
+	}{
+		{0o700, false, false},
+		{0o755, false, true},
+		{0o777 | os.ModeSticky, false, true},
+		{0o777, true, false},
+		{0o775, true, false},
+	} {
+		dir := filepath.Join(shortDir(t), "run")
+		os.Mkdir(dir, 0o700)
+		if err := os.Chmod(dir, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		sock := filepath.Join(dir, "memd.sock")
+		l, err := Listen(sock)
+		if c.refused {
+			if err == nil || !strings.Contains(err.Error(), "can be written by other users") {
+				t.Errorf("folder %v: %v, want a refusal", c.mode, err)
+			}
+		} else if err != nil {
+			t.Errorf("folder %v: %v", c.mode, err)
+		} else {
+			l.Close()
+		}
+		fi, _ := os.Stat(dir)
+		if got := fi.Mode() & (os.ModePerm | os.ModeSticky); got != c.mode {
+			t.Errorf("folder %v: Listen changed its mode to %v", c.mode, got)
+		}
+		if w := SocketFolderWarning(sock); !c.refused && (w != "") != c.warned {
+			t.Errorf("folder %v: warning %q", c.mode, w)
+		}
+	}
+}

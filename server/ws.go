@@ -477,6 +477,11 @@ func (c *rpcConn) recall(ctx context.Context, req rpcRequest) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.s.opt.RequestTimeout)
 	defer cancel()
+	leave, err := c.s.recalls.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	res, err := c.s.svc.Recall(ctx, r)
 	if res.Hits == nil {
 		res.Hits = []memd.Hit{}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -61,22 +63,73 @@ type Options struct {
 	Timeout time.Duration
 	// NoSync skips fsync on commit; only benchmarks and throwaway stores set it.
 	NoSync bool
+	// ReadOnly opens the file without writing to it; Check uses it.
+	ReadOnly bool
 }
 
 // DB is an open memd store. It is safe for concurrent use: any number of
 // View transactions run beside one Update at a time.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	// current is the open bbolt file; Compact swaps in a compacted one.
+	current atomic.Pointer[bolt.DB]
+	// writes is held by every Update and by Compact, so no write is lost
+	// between the copy and the swap.
+	writes sync.Mutex
+	path   string
+	alarm  *damageAlarm
+	// restored and restoreErr say what syncRegistrations found at open.
+	restored   []Folder
+	restoreErr error
 }
 
 // Open opens or creates the store at path, creating its folder (0700). It
-// refuses a file written by a newer memd with ErrNewerSchema and a file held
-// by another process with ErrLocked.
+// refuses a file written by a newer memd with ErrNewerSchema, a file held
+// by another process with ErrLocked, and a file it cannot read safely with
+// a DamageError (ErrDamaged): cut short, meta pages destroyed, or pages
+// bbolt faults on while opening.
+//
+// A new store takes the folders kept in the registrations file beside it
+// (see Restored).
 func Open(path string, o Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)
 	}
+	if err := checkHeader(path); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	fresh := err != nil || fi.Size() == 0
+	var b *bolt.DB
+	err = contain(path, func() error {
+		var err error
+		b, err = openBolt(path, o)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !o.ReadOnly {
+		removeCompactLeftovers(path)
+	}
+	db := &DB{path: path, alarm: newDamageAlarm()}
+	db.current.Store(b)
+	if err := db.migrate(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if o.ReadOnly {
+		return db, nil
+	}
+	if err := db.syncRegistrations(fresh); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openBolt opens the bbolt file, telling a lock held elsewhere and a file
+// bbolt finds invalid from other failures.
+func openBolt(path string, o Options) (*bolt.DB, error) {
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = time.Second
@@ -84,27 +137,28 @@ func Open(path string, o Options) (*DB, error) {
 	b, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:      timeout,
 		NoSync:       o.NoSync,
+		ReadOnly:     o.ReadOnly,
 		FreelistType: bolt.FreelistMapType,
 		// Growing the mmap remaps the file; starting at 64 MiB of address
 		// space (not memory) spares a first index most of those remaps.
 		InitialMmapSize: 64 << 20,
 	})
-	if errors.Is(err, bolterrors.ErrTimeout) {
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("open %s: %w (is another memd running with this data folder?)", path, ErrLocked)
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum), errors.Is(err, bolterrors.ErrVersionMismatch):
+		return nil, damaged(path, err.Error())
+	case err != nil:
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w (if the file is damaged, move it aside and memd will re-index your folders)", path, err)
-	}
-	db := &DB{bolt: b, path: path}
-	if err := db.migrate(); err != nil {
-		b.Close()
-		return nil, err
-	}
-	return db, nil
+	return b, nil
 }
 
 func (db *DB) migrate() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	if db.current.Load().IsReadOnly() {
+		return nil
+	}
+	return db.update(func(tx *bolt.Tx) error {
 		for _, name := range bucketNames {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
@@ -116,7 +170,7 @@ func (db *DB) migrate() error {
 			return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion))
 		}
 		if len(v) != 8 {
-			return fmt.Errorf("store %s: schema version record is damaged; move the file aside to re-index", db.path)
+			return damaged(db.path, "its schema version record is not 8 bytes")
 		}
 		if got := binary.BigEndian.Uint64(v); got > SchemaVersion {
 			return fmt.Errorf("%w: %s has schema %d, this memd reads up to %d; upgrade memd or use another --data folder",
@@ -141,37 +195,86 @@ func (db *DB) Path() string { return db.path }
 
 // Size is the file's size in bytes.
 func (db *DB) Size() int64 {
-	var n int64
-	_ = db.bolt.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
-	return n
+	fi, err := os.Stat(db.path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // Close waits for open transactions and closes the file.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error {
+	db.writes.Lock()
+	defer db.writes.Unlock()
+	return db.current.Load().Close()
+}
 
 // View runs fn in a read-only transaction that sees one consistent snapshot.
+// A page that bbolt cannot read ends it with a DamageError (see Damaged).
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
 // Update runs fn in a read-write transaction. Everything fn writes commits
-// together or, if fn returns an error, not at all.
+// together or, if fn returns an error, not at all. A transaction that
+// changed the registered folders rewrites the registrations file before
+// Update returns. A page that bbolt cannot read ends it with a DamageError.
 func (db *DB) Update(fn func(*Tx) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	var foldersChanged bool
+	err := db.update(func(tx *bolt.Tx) error {
 		t := &Tx{tx: tx}
 		if err := fn(t); err != nil {
 			return err
 		}
+		foldersChanged = t.foldersChanged
 		return t.flushPostings()
 	})
+	if err == nil && foldersChanged {
+		err = db.keepRegistrations()
+	}
+	return err
+}
+
+func (db *DB) view(fn func(*bolt.Tx) error) error {
+	return db.noteDamage(contain(db.path, func() error { return db.current.Load().View(fn) }))
+}
+
+func (db *DB) update(fn func(*bolt.Tx) error) error {
+	db.writes.Lock()
+	defer db.writes.Unlock()
+	return db.noteDamage(contain(db.path, func() error { return db.current.Load().Update(fn) }))
+}
+
+// noteDamage raises the alarm when err says the file is damaged.
+func (db *DB) noteDamage(err error) error {
+	if isDamage(err) && db.alarm != nil {
+		db.alarm.raise(err)
+	}
+	return err
+}
+
+// Damaged is closed when a transaction first finds the file damaged; the
+// DamageError that found it is DamageErr. The store must then be closed,
+// moved aside (MoveAside) and opened anew.
+func (db *DB) Damaged() <-chan struct{} { return db.alarm.ch }
+
+// DamageErr is the error that closed Damaged, or nil.
+func (db *DB) DamageErr() error {
+	select {
+	case <-db.alarm.ch:
+		return db.alarm.err
+	default:
+		return nil
+	}
 }
 
 // Tx is a transaction. It belongs to the goroutine running the function
 // given to View or Update, and must not be used after that function
 // returns.
 type Tx struct {
-	tx       *bolt.Tx
-	postings *postingEdits
+	tx             *bolt.Tx
+	postings       *postingEdits
+	foldersChanged bool
 	// opened holds the top-level buckets this transaction has opened. In a
 	// read transaction bbolt looks a bucket up and allocates it anew on
 	// every Bucket call, and a recall opens one for each chunk it reads.
@@ -203,3 +306,22 @@ func (t *Tx) SetMeta(key string, value []byte) error {
 }
 
 func u64key(id uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), id) }
+
+// Version names the state of the store a transaction sees: two
+// transactions see the same notes exactly when their Versions are equal,
+// so a reader can key what it derived from the store by it. It holds the
+// bbolt file open (a compaction swaps in a new one, whose transaction
+// count starts again) and the count of writes committed to it before.
+type Version struct {
+	file   *bolt.DB
+	writes int
+}
+
+// Version is the state of the store this transaction sees.
+func (t *Tx) Version() Version {
+	v := Version{file: t.tx.DB(), writes: t.tx.ID()}
+	if t.tx.Writable() {
+		v.writes--
+	}
+	return v
+}

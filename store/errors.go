@@ -11,4 +11,8 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrLocked means another process holds the database open.
 	ErrLocked = errors.New("store: database is in use by another process")
+	// ErrDamaged means the file cannot be read safely: cut short, meta
+	// pages destroyed, or pages that bbolt cannot follow. The folders are
+	// the source of truth, so the cure is MoveAside and a fresh store.
+	ErrDamaged = errors.New("store: database file is damaged")
 )

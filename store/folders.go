@@ -12,12 +12,15 @@ type Folder struct {
 	Added time.Time `json:"added"`
 }
 
-// PutFolder registers f, or updates it when already registered.
+// PutFolder registers f, or updates it when already registered. When the
+// transaction commits, the registrations file beside the store is rewritten
+// before Update returns.
 func (t *Tx) PutFolder(f Folder) error {
 	v, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
+	t.foldersChanged = true
 	return t.bucket(bucketFolders).Put([]byte(f.Path), v)
 }
 
@@ -49,5 +52,6 @@ func (t *Tx) Folders() ([]Folder, error) {
 // DeleteFolder unregisters the folder at path. Its notes stay until the
 // caller deletes them (DeleteNotesUnder).
 func (t *Tx) DeleteFolder(path string) error {
+	t.foldersChanged = true
 	return t.bucket(bucketFolders).Delete([]byte(path))
 }

@@ -18,7 +18,8 @@ type Note struct {
 	Title     string    `json:"title"`
 	Tags      []string  `json:"tags,omitempty"`
 	Links     []string  `json:"links,omitempty"`
-	Blocks    []string  `json:"blocks,omitempty"` // stable block ids, in order
+	Aliases   []string  `json:"aliases,omitempty"` // other names links may use
+	Blocks    []string  `json:"blocks,omitempty"`  // stable block ids, in order
 	Summary   string    `json:"summary,omitempty"`
 	Chunker   string    `json:"chunker"` // "heuristic", "model" or "fallback"
 	IndexedAt time.Time `json:"indexed_at"`

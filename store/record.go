@@ -16,6 +16,11 @@ import (
 // JSON, which starts with '{'; those records still decode.
 const recordBinary = 0x01
 
+// recordNoteAliases leads a note record that ends with the note's aliases,
+// the form notes are written in since aliases were added; a note record
+// led by recordBinary still decodes, with no aliases.
+const recordNoteAliases = 0x02
+
 var errDamaged = errors.New("record is damaged; `memctl reindex` rebuilds it")
 
 type recordWriter struct{ b []byte }
@@ -128,7 +133,7 @@ func (r *recordReader) done() error {
 
 func encodeNote(n *Note) []byte {
 	w := recordWriter{b: make([]byte, 0, 256+len(n.Path)+len(n.Summary)+16*len(n.Blocks))}
-	w.b = append(w.b, recordBinary)
+	w.b = append(w.b, recordNoteAliases)
 	w.str(n.Path)
 	w.str(n.Folder)
 	w.int(n.Size)
@@ -147,11 +152,12 @@ func encodeNote(n *Note) []byte {
 		w.int(int64(id - prev))
 		prev = id
 	}
+	w.strs(n.Aliases)
 	return w.b
 }
 
 func decodeNote(v []byte, n *Note) error {
-	r, binary, err := openRecord(v, n)
+	r, binary, err := openRecord(v, n, recordNoteAliases)
 	if !binary {
 		return err
 	}
@@ -173,19 +179,23 @@ func decodeNote(v []byte, n *Note) error {
 		prev += uint64(r.int())
 		n.Chunks[i] = prev
 	}
+	if v[0] == recordNoteAliases {
+		n.Aliases = r.strs()
+	}
 	return r.done()
 }
 
 // openRecord reads a stored record as it is written: schema 1's JSON it
 // decodes into jsonDst itself (binary false, with its error), and for a
-// binary one it returns a reader over the fields (binary true). Each
+// binary one, led by recordBinary or by form, it returns a reader over the
+// fields (binary true). Each
 // decoder reads its fields itself rather than through a callback, which
 // would move the reader to the heap on every decode.
-func openRecord(v []byte, jsonDst any) (r recordReader, binary bool, err error) {
+func openRecord(v []byte, jsonDst any, form byte) (r recordReader, binary bool, err error) {
 	if len(v) > 0 && v[0] == '{' {
 		return recordReader{}, false, json.Unmarshal(v, jsonDst)
 	}
-	if len(v) == 0 || v[0] != recordBinary {
+	if len(v) == 0 || v[0] != recordBinary && v[0] != form {
 		return recordReader{}, false, errDamaged
 	}
 	return recordReader{b: v[1:]}, true, nil
@@ -208,7 +218,7 @@ func encodeChunk(c *Chunk) []byte {
 }
 
 func decodeChunk(v []byte, c *Chunk) error {
-	r, binary, err := openRecord(v, c)
+	r, binary, err := openRecord(v, c, recordBinary)
 	if !binary {
 		return err
 	}
@@ -238,7 +248,7 @@ func decodeChunkPath(v []byte) (string, error) {
 		err := json.Unmarshal(v, &c)
 		return c.Path, err
 	}
-	r, _, err := openRecord(v, nil)
+	r, _, err := openRecord(v, nil, recordBinary)
 	if err != nil {
 		return "", err
 	}

@@ -17,7 +17,7 @@ func sampleNote() Note {
 	return Note{
 		Path: "/v/notes/日本.md", Folder: "/v/notes", Size: 1234,
 		ModTime: time.Unix(1700000000, 123456789), Hash: "ab12", Title: "Café",
-		Tags: []string{"go", "db"}, Links: []string{"other"}, Blocks: []string{"b0", "b1", "b2"},
+		Tags: []string{"go", "db"}, Links: []string{"other"}, Aliases: []string{"Kaffee", "the café"}, Blocks: []string{"b0", "b1", "b2"},
 		Summary: "A note.", Chunker: "model", IndexedAt: time.Unix(1800000000, 1),
 		Chunks: []uint64{7, 8, 300, 2},
 	}
@@ -53,6 +53,25 @@ func TestRecordsRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, c) {
 			t.Fatalf("chunk round trip:\n got %+v\nwant %+v", got, c)
 		}
+	}
+}
+
+// A note written before aliases were stored still reads, with none.
+func TestRecordsReadNoteWithoutAliases(t *testing.T) {
+	n := sampleNote()
+	rec := encodeNote(&n)
+	aliases := len(binary.AppendUvarint(nil, uint64(len(n.Aliases))))
+	for _, a := range n.Aliases {
+		aliases += len(binary.AppendUvarint(nil, uint64(len(a)))) + len(a)
+	}
+	old := append([]byte{recordBinary}, rec[1:len(rec)-aliases]...)
+	var got Note
+	if err := decodeNote(old, &got); err != nil || got.Path != n.Path || got.Aliases != nil ||
+		!reflect.DeepEqual(got.Chunks, n.Chunks) {
+		t.Fatalf("note of the first binary form: %+v, %v", got, err)
+	}
+	if err := decodeNote(append([]byte{recordBinary}, rec[1:]...), &got); !errors.Is(err, errDamaged) {
+		t.Fatalf("aliases after a first-form lead byte: %v", err)
 	}
 }
 
@@ -127,7 +146,7 @@ func TestChunkPathRecords(t *testing.T) {
 
 	db := openTest(t)
 	n := put(t, db, "/v/a.md", "aa", chunkOf("one"), chunkOf("two"))
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketNames[bucketChunks])
 		if err := b.Put(u64key(n.Chunks[0]), cj); err != nil {
 			return err
@@ -160,7 +179,7 @@ func TestMigratesSchema1(t *testing.T) {
 	}
 	n := sampleNote()
 	nj, _ := json.Marshal(&n)
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketNames[bucketNotes]).Put([]byte(n.Path), nj); err != nil {
 			return err
 		}

@@ -65,7 +65,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.bolt.Update(func(tx *bolt.Tx) error {
+	db.current.Load().Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketNames[bucketMeta]).Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
 	})
 	db.Close()
@@ -407,7 +407,7 @@ func dump(t testing.TB, db *DB) map[string]string {
 			return nil
 		})
 	}
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.current.Load().View(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error { return walk(string(name), b) })
 	}); err != nil {
 		t.Fatal(err)
@@ -480,7 +480,7 @@ func TestDeleteNoteByKeyNotRecordPath(t *testing.T) {
 	b := put(t, db, "/v/b.md", "bb", chunkOf("two", "beta"))
 	liar := *a
 	liar.Path = b.Path
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketNames[bucketNotes]).Put([]byte(a.Path), encodeNote(&liar))
 	}); err != nil {
 		t.Fatal(err)

@@ -68,6 +68,17 @@ func (s *Service) Embed(ctx context.Context, texts []string) (memd.EmbedResult, 
 	return hook(ctx, texts)
 }
 
+// Complete answers with CompleteHook, or memd.ErrUnavailable without one.
+func (s *Service) Complete(ctx context.Context, r memd.CompletionRequest, sink func(string) error) (memd.CompletionResult, error) {
+	s.Mu.Lock()
+	hook := s.CompleteHook
+	s.Mu.Unlock()
+	if hook == nil {
+		return memd.CompletionResult{}, fmt.Errorf("%w: completions need a generator model and none is loaded", memd.ErrUnavailable)
+	}
+	return hook(ctx, r, sink)
+}
+
 // Models returns ModelList.
 func (s *Service) Models(context.Context) ([]memd.Model, error) {
 	s.Mu.Lock()

@@ -24,7 +24,9 @@ type Service struct {
 	Pending    int
 	// LastReindex and LastForget are the paths of the last such calls.
 	LastReindex, LastForget string
-	LastRecall              memd.RecallRequest
+	// ReindexHook, when set, answers Reindex (a slow reindex, a failing one).
+	ReindexHook func(ctx context.Context, path string) (int, error)
+	LastRecall  memd.RecallRequest
 
 	// RecallHook, when set, answers Recall instead.
 	RecallHook func(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error)
@@ -39,6 +41,8 @@ type Service struct {
 	// request Chat saw.
 	ChatHook func(ctx context.Context, r memd.ChatRequest, sink func(memd.ChatEvent) error) (memd.ChatResult, error)
 	LastChat memd.ChatRequest
+	// CompleteHook answers Complete; nil answers memd.ErrUnavailable.
+	CompleteHook func(ctx context.Context, r memd.CompletionRequest, sink func(string) error) (memd.CompletionResult, error)
 	// EmbedHook answers Embed; nil answers memd.ErrUnavailable.
 	EmbedHook func(ctx context.Context, texts []string) (memd.EmbedResult, error)
 	// ModelList is what Models returns.
@@ -158,8 +162,20 @@ func (s *Service) Forget(_ context.Context, path string) error {
 	return nil
 }
 
-// Reindex records path and reports every note under it as queued.
-func (s *Service) Reindex(_ context.Context, path string) (int, error) {
+// Compact reports a store that shrank by half.
+func (s *Service) Compact(context.Context) (memd.CompactResult, error) {
+	return memd.CompactResult{BeforeBytes: 2 << 20, AfterBytes: 1 << 20}, nil
+}
+
+// Reindex records path and reports every note under it as queued, or
+// answers as ReindexHook says.
+func (s *Service) Reindex(ctx context.Context, path string) (int, error) {
+	s.Mu.Lock()
+	hook := s.ReindexHook
+	s.Mu.Unlock()
+	if hook != nil {
+		return hook(ctx, path)
+	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.LastReindex = path

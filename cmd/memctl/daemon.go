@@ -26,11 +26,12 @@ const exitInUse = 3
 // client returns a client of the daemon, starting memd in the background
 // first when nothing answers on the socket.
 func (a *app) client(ctx context.Context) (*api.Client, error) {
-	if answers(a.socket) {
-		return api.NewClient(a.socket), nil
+	c, err := api.Dial(ctx, a.socket)
+	if err == nil || !errors.Is(err, api.ErrNotRunning) {
+		return c, err
 	}
 	if a.noStart {
-		return nil, fmt.Errorf("%w: nothing answers on %s", api.ErrNotRunning, a.socket)
+		return nil, err
 	}
 	if err := a.startDaemon(ctx); err != nil {
 		return nil, err

@@ -79,8 +79,8 @@ memd in the background when no daemon answers on the socket.`,
 		return err
 	}
 	root.AddCommand(newAddCmd(a), newRmCmd(a), newStatusCmd(a), newRecallCmd(a),
-		newForgetCmd(a), newReindexCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a),
-		newStopCmd(a), newRestartCmd(a), newServiceCmd(a))
+		newForgetCmd(a), newReindexCmd(a), newCompactCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a),
+		newStopCmd(a), newRestartCmd(a), newServiceCmd(a), newLSPCmd(a))
 	return root
 }
 

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,8 +37,9 @@ Register it with your agent as the command "memctl mcp".`,
 // serveMCP serves one MCP session on in and out until the agent closes in
 // or ctx ends; both are a clean stop.
 func (a *app) serveMCP(ctx context.Context, in io.Reader, out io.Writer) error {
-	stdin := &agentInput{ReadCloser: readCloser(in)}
-	ss, err := newMCPServer(a).Connect(ctx, &mcp.IOTransport{Reader: stdin, Writer: nopWriteCloser{out}}, nil)
+	tr := newAgentTransport(in, out, a.mcpLog())
+	stdin := tr.in
+	ss, err := newMCPServer(a).Connect(ctx, tr, nil)
 	if err != nil {
 		return fmt.Errorf("start the MCP session: %w", err)
 	}
@@ -52,6 +52,10 @@ func (a *app) serveMCP(ctx context.Context, in io.Reader, out io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+func (a *app) mcpLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.errOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 const mcpInstructions = `memd holds the user's own notes: the Markdown and text files of the folders
@@ -68,8 +72,9 @@ func newMCPServer(a *app) *mcp.Server {
 			Instructions: mcpInstructions,
 			// The tools never change, so no list_changed notification (the SDK
 			// sends one for the tools added here, racing the session's start).
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-			Logger:       slog.New(slog.NewTextHandler(a.errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			// Declared is what is served: agentTransport refuses the rest.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+			Logger:       a.mcpLog(),
 		})
 	// The hints are pointers because nil means true.
 	closed, destructive := new(false), new(true)
@@ -78,6 +83,7 @@ func newMCPServer(a *app) *mcp.Server {
 		Description: "Search the user's personal notes for the passages that best answer a query; " +
 			"returns file paths, line ranges, headings and the passages' text. Use it whenever the " +
 			"user's own notes, plans or past decisions may hold the answer, then cite path:line.",
+		InputSchema: withRanges[recallArgs](map[string][2]int{"k": {1, memd.MaxK}}),
 		Annotations: &mcp.ToolAnnotations{Title: "Recall from notes", ReadOnlyHint: true, OpenWorldHint: closed},
 	}, a.mcpRecall)
 	mcp.AddTool(s, &mcp.Tool{
@@ -86,6 +92,7 @@ func newMCPServer(a *app) *mcp.Server {
 			"answer and the notes it cites (path:line). Prefer recall when you can read the passages " +
 			"yourself; use chat when the user wants memd's own answer. Fails with a message when no " +
 			"generator model is configured.",
+		InputSchema: withRanges[chatArgs](map[string][2]int{"k": {1, memd.MaxChatK}}),
 		Annotations: &mcp.ToolAnnotations{Title: "Ask the notes", ReadOnlyHint: true, OpenWorldHint: closed},
 	}, a.mcpChat)
 	mcp.AddTool(s, &mcp.Tool{
@@ -111,13 +118,14 @@ func newMCPServer(a *app) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{Title: "Forget a note", DestructiveHint: destructive,
 			IdempotentHint: true, OpenWorldHint: closed},
 	}, a.mcpForget)
-	s.AddReceivingMiddleware(argumentErrorsAsToolErrors)
+	addNoteTools(s, a)
+	s.AddReceivingMiddleware(argumentErrorsAsToolErrors, a.notesAsResources)
 	return s
 }
 
 type recallArgs struct {
 	Query      string   `json:"query" jsonschema:"what to look for, in the user's words or yours"`
-	K          int      `json:"k,omitempty" jsonschema:"how many passages to return (default 10)"`
+	K          int      `json:"k,omitempty" jsonschema:"how many passages to return, 1 to 1000 (default 10)"`
 	Folder     string   `json:"folder,omitempty" jsonschema:"only notes of this registered folder (absolute path)"`
 	PathPrefix string   `json:"path_prefix,omitempty" jsonschema:"only notes whose absolute path starts with this"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags (a tag matches the tags under it: garden matches garden/bees)"`
@@ -145,6 +153,15 @@ func (a *app) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallAr
 		return nil, memd.RecallResult{}, err
 	}
 	defer c.Close()
+	if req.Filters.Folder != "" {
+		folders, err := c.Folders(ctx)
+		if err != nil {
+			return nil, memd.RecallResult{}, err
+		}
+		if err := checkFolderRegistered(folders, req.Filters.Folder); err != nil {
+			return nil, memd.RecallResult{}, err
+		}
+	}
 	res, err := c.Recall(ctx, req)
 	if err != nil {
 		return nil, memd.RecallResult{}, err
@@ -184,7 +201,7 @@ func hitsText(query string, res memd.RecallResult) string {
 
 type chatArgs struct {
 	Question string `json:"question" jsonschema:"the question to answer from the user's notes"`
-	K        int    `json:"k,omitempty" jsonschema:"how many passages of the notes to give the model (default 6)"`
+	K        int    `json:"k,omitempty" jsonschema:"how many passages of the notes to give the model, 1 to 50 (default 6)"`
 }
 
 // chatAnswer is what the chat tool returns: the answer and the notes it
@@ -268,12 +285,52 @@ func (a *app) mcpAddFolder(ctx context.Context, _ *mcp.CallToolRequest, in folde
 		return nil, memd.FolderStatus{}, err
 	}
 	defer c.Close()
+	before, err := c.Folders(ctx)
+	if err != nil {
+		return nil, memd.FolderStatus{}, err
+	}
 	f, err := c.AddFolder(ctx, dir)
 	if err != nil {
 		return nil, memd.FolderStatus{}, err
 	}
+	// The daemon's answer to a registration does not count the notes it
+	// already holds; its folder list does.
+	now, err := c.Folders(ctx)
+	if err != nil {
+		return nil, memd.FolderStatus{}, err
+	}
+	f = folderIn(now, f)
 	text := fmt.Sprintf("added %s; memd indexes it in the background (the status tool shows what is pending)", f.Path)
+	if registered(before, f.Path) {
+		text = fmt.Sprintf("%s was already registered: %d notes indexed, %s", f.Path, f.Notes, watchWord(f.Watching))
+	}
 	return textResult(text), f, nil
+}
+
+// folderIn returns the entry of list for f's path, else f.
+func folderIn(list []memd.FolderStatus, f memd.FolderStatus) memd.FolderStatus {
+	for _, g := range list {
+		if g.Path == f.Path {
+			return g
+		}
+	}
+	return f
+}
+
+func registered(list []memd.FolderStatus, path string) bool {
+	for _, g := range list {
+		if g.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func watchWord(watching bool) string {
+	if watching {
+		return "watched for changes"
+	}
+	return "not watched now (the status tool says why)"
 }
 
 func (a *app) mcpForget(ctx context.Context, _ *mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, memd.Removed, error) {
@@ -333,32 +390,3 @@ func argumentErrorsAsToolErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		return r, nil
 	}
 }
-
-// agentInput is stdin, noting when the agent closed it.
-type agentInput struct {
-	io.ReadCloser
-	closed atomic.Bool
-}
-
-func (r *agentInput) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	if errors.Is(err, io.EOF) {
-		r.closed.Store(true)
-	}
-	return n, err
-}
-
-// readCloser lets the session close stdin when it ends, as the SDK's own
-// stdio transport does, where the reader can be closed.
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-// nopWriteCloser keeps the session from closing stdout, which the process
-// owns.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

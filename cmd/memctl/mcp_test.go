@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -147,14 +149,17 @@ func TestMCPListsTools(t *testing.T) {
 			}
 		}
 	})
-	if want := []string{"add_folder", "chat", "forget", "recall", "status"}; !slices.Equal(names, want) {
+	if want := []string{"add_folder", "chat", "forget", "read_note", "recall", "status"}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	schema, _ := json.Marshal(tools["recall"].InputSchema)
-	for _, want := range []string{`"required":["query"]`, `"path_prefix"`, `"tags"`} {
+	for _, want := range []string{`"required":["query"]`, `"path_prefix"`, `"tags"`, `"maximum":1000`, `"minimum":1`} {
 		if !strings.Contains(string(schema), want) {
 			t.Errorf("recall's input schema lacks %s: %s", want, schema)
 		}
+	}
+	if caps := ag.InitializeResult().Capabilities; caps.Tools == nil || caps.Resources == nil || caps.Prompts != nil || caps.Logging != nil {
+		t.Errorf("declared capabilities %+v: want tools and resources, what memd serves", caps)
 	}
 	if !tools["recall"].Annotations.ReadOnlyHint || tools["forget"].Annotations.ReadOnlyHint {
 		t.Error("recall should be read-only and forget not")
@@ -166,6 +171,7 @@ func TestMCPListsTools(t *testing.T) {
 
 func TestMCPRecall(t *testing.T) {
 	svc := recallFake()
+	svc.FolderList["/n"] = memd.FolderStatus{Path: "/n", Notes: 1, Watching: true}
 	ag := startMCP(t, svc)
 	res := ag.call(t, "recall", map[string]any{"query": "tomatoes", "k": 3, "folder": "/n", "path_prefix": "/n/", "tags": []string{"garden"}})
 	var got memd.RecallResult
@@ -273,7 +279,11 @@ func TestMCPToolErrors(t *testing.T) {
 		{"recall", map[string]any{}, `missing properties: ["query"]`},
 		{"recall", map[string]any{"query": "x", "k": "ten"}, "bad arguments for recall"},
 		{"recall", map[string]any{"query": " "}, `"query" is empty`},
-		{"recall", map[string]any{"query": "x", "k": 5000}, `"k" is 5000`},
+		{"recall", map[string]any{"query": "x", "k": 5000}, "maximum: 5000/1 is greater than 1000"},
+		{"recall", map[string]any{"query": "x", "k": 0}, "minimum: 0/1 is less than 1"},
+		{"recall", map[string]any{"query": "x", "folder": "/elsewhere"}, `"/elsewhere" is not a folder memd indexes, and none is registered yet`},
+		{"read_note", map[string]any{"path": "notes/a.md"}, `"path" is "notes/a.md", not an absolute path`},
+		{"read_note", map[string]any{"path": "/n/garden.md", "start_line": 0}, "minimum: 0/1 is less than 1"},
 		{"recall", map[string]any{"query": "x", "folder": "notes"}, `"folder" is "notes", not an absolute path`},
 		{"chat", map[string]any{"question": "tomatoes"}, "chat needs a generator model and none is loaded"},
 		{"chat", map[string]any{"question": ""}, `"question" is empty`},
@@ -326,5 +336,63 @@ func TestMCPExitsWhenStdinCloses(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.Version != "2.0" {
 			t.Errorf("stdout carried %q, not a JSON-RPC message", line)
 		}
+	}
+}
+
+// TestMCPProtocolErrors speaks to memctl mcp line by line, as a careless
+// client might: a line that is not JSON is answered with a parse error and
+// the session goes on; methods memd does not serve, including those of
+// capabilities it does not declare, are answered -32601.
+func TestMCPProtocolErrors(t *testing.T) {
+	sock := fakeDaemon(t, apitest.New())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	root := newRoot(&app{out: outW, errOut: io.Discard, noStart: true})
+	root.SetIn(inR)
+	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "mcp"})
+	done := make(chan error, 1)
+	go func() {
+		done <- root.ExecuteContext(context.Background())
+		outW.Close()
+	}()
+	answers := bufio.NewScanner(outR)
+	ask := func(line string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !answers.Scan() {
+			t.Fatalf("no answer to %s: %v", line, answers.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(answers.Bytes(), &m); err != nil {
+			t.Fatalf("answer %q: %v", answers.Text(), err)
+		}
+		return m
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if m := ask("this is not JSON"); code(m) != -32700 || m["id"] != nil {
+		t.Errorf("a line that is not JSON: %v", m)
+	}
+	for _, method := range []string{"nosuch/method", "prompts/list", "logging/setLevel", "completion/complete"} {
+		if m := ask(`{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":{}}`); code(m) != -32601 {
+			t.Errorf("%s: %v, want -32601", method, m)
+		}
+	}
+	if m := ask(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); m["result"] == nil {
+		t.Errorf("ping after the errors: %v", m)
+	}
+	if m := ask(`{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}`); !strings.Contains(fmt.Sprint(m["result"]), "file:///{+path}") {
+		t.Errorf("resource templates: %v", m)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Errorf("memctl mcp: %v", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/gguf"
 	"github.com/memd-dev/memd/inference/hub"
+	"github.com/memd-dev/memd/inference/modelfind"
 	"github.com/memd-dev/memd/internal/config"
 )
 
@@ -39,7 +40,7 @@ embedder (vector recall) and the reranker, plus LoRA adapters by name
 (adapter:memory-chunk). set and unset edit the config file; memd reads it
 at start, so restart memd afterwards.`,
 	}
-	cmd.AddCommand(newModelListCmd(a), newModelSetCmd(a), newModelUnsetCmd(a), newModelPullCmd(a))
+	cmd.AddCommand(newModelListCmd(a), newModelSetCmd(a), newModelUnsetCmd(a), newModelPullCmd(a), newModelImportAdapterCmd(a))
 	return cmd
 }
 
@@ -204,11 +205,15 @@ var errUsage = errors.New("usage")
 
 func newModelSetCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "set ROLE PATH",
-		Short: "Use the GGUF file at PATH for a role (generator, embedder, reranker, adapter:NAME)",
-		Args:  cobra.ExactArgs(2),
+		Use:   "set ROLE PATH|NAME",
+		Short: "Use a GGUF file for a role (generator, embedder, reranker, adapter:NAME)",
+		Long: `set uses the GGUF file at PATH for a role, or a model another tool already
+downloaded, by the name you know it by, where it lies (no copy): an Ollama
+model (gemma3:1b) or a Hugging Face repository in its cache
+(unsloth/gemma-3-1b-it-GGUF, with /FILE.gguf or :QUANT when it holds several).`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := filepath.Abs(args[1])
+			path, err := modelPath(cmd, args[1])
 			if err != nil {
 				return err
 			}
@@ -218,6 +223,23 @@ func newModelSetCmd(a *app) *cobra.Command {
 			return a.editRole(cmd, args[0], path)
 		},
 	}
+}
+
+// modelPath is the file arg names: a path when one exists there, else a
+// model in Ollama's store or the Hugging Face cache.
+func modelPath(cmd *cobra.Command, arg string) (string, error) {
+	if _, err := os.Stat(arg); err == nil {
+		return filepath.Abs(arg)
+	}
+	found, err := modelfind.Resolve(arg)
+	if errors.Is(err, modelfind.ErrNotFound) {
+		return "", fmt.Errorf("%s is neither a file nor a model memd can find: %w", arg, err)
+	}
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s from %s's store\n", arg, found.Path, found.Source)
+	return found.Path, nil
 }
 
 func newModelUnsetCmd(a *app) *cobra.Command {

@@ -61,6 +61,39 @@ func TestModelSetUnset(t *testing.T) {
 	}
 }
 
+// TestModelSetByName: a model Ollama pulled or the Hugging Face cache
+// holds is set by its name, at the file where the tool keeps it.
+func TestModelSetByName(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	t.Setenv("MEMD_CONFIG", file)
+	gen, err := testmodel.WriteLlama(dir, testmodel.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(gen)
+	ol := filepath.Join(dir, "ollama")
+	t.Setenv("OLLAMA_MODELS", ol)
+	blob := filepath.Join(ol, "blobs", "sha256-0123")
+	manifest := filepath.Join(ol, "manifests", "registry.ollama.ai", "library", "tiny", "1b")
+	for path, data := range map[string][]byte{blob: raw,
+		manifest: []byte(`{"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:0123"}]}`)} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, data, 0o644)
+	}
+	t.Setenv("HF_HUB_CACHE", filepath.Join(dir, "hf"))
+	sock := filepath.Join(dir, "none.sock")
+	if _, errOut, err := run(t, sock, "model", "set", "generator", "tiny:1b"); err != nil || !strings.Contains(errOut, "ollama") {
+		t.Fatalf("set by an Ollama name: %v %q", err, errOut)
+	}
+	if cfg, err := config.Load(file, nil); err != nil || cfg.Generator != blob {
+		t.Fatalf("config %+v %v; want the blob %s", cfg, err, blob)
+	}
+	if _, _, err := run(t, sock, "model", "set", "generator", "tiny:2b"); err == nil || !strings.Contains(err.Error(), "neither a file nor a model") {
+		t.Fatalf("an unknown name: %v", err)
+	}
+}
+
 func TestModelList(t *testing.T) {
 	dir := t.TempDir()
 	models := filepath.Join(dir, "models")

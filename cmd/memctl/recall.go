@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -64,10 +65,16 @@ func newRecallCmd(a *app) *cobra.Command {
 			if len(res.Hits) == 0 {
 				fmt.Fprintf(a.errOut, "nothing in your notes matches %q\n", req.Query)
 			}
+			// One write, not one per line: ten hits were some forty
+			// write system calls.
+			out := bufio.NewWriter(a.out)
 			if vimgrep {
-				printVimgrep(a.out, res.Hits)
+				printVimgrep(out, res.Hits)
 			} else {
-				printHits(a.out, res.Hits)
+				printHits(out, res.Hits)
+			}
+			if err := out.Flush(); err != nil {
+				return fmt.Errorf("print hits: %w", err)
 			}
 			for _, w := range res.Warnings {
 				fmt.Fprintln(a.errOut, "warning:", w)

@@ -24,16 +24,18 @@ func newReindexCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			n, err := c.Reindex(cmd.Context(), path)
+			res, err := c.Reindex(cmd.Context(), path)
 			if err != nil {
 				return err
 			}
 			if a.json {
-				return a.printJSON(struct {
-					Queued int `json:"queued"`
-				}{n})
+				return a.printJSON(res)
 			}
-			fmt.Fprintf(a.out, "queued %d notes to index again\n", n)
+			if res.Started {
+				fmt.Fprintln(a.out, "reindexing in the background; `memctl status` shows the progress")
+				return nil
+			}
+			fmt.Fprintf(a.out, "queued %d notes to index again\n", res.Queued)
 			return nil
 		},
 	}

@@ -25,15 +25,14 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/testmodel"
-	"github.com/memd-dev/memd/internal/chatmodel"
 	"github.com/memd-dev/memd/server"
 )
 
 // These tests run chat through the real daemon with the generated
-// generator of internal/chatmodel, whose answer and citation are known.
+// generator of inference/testmodel, whose answer and citation are known.
 // They need MEMD_LLAMA_LIB, the folder holding libllama.
 
-const chatAnswer = chatmodel.Answer
+const chatAnswer = testmodel.ChatAnswer
 
 // chatNotes are short: the bigram vocabulary spells most words byte by
 // byte, and its context is 512 tokens.
@@ -63,7 +62,7 @@ func startChatDaemon(t *testing.T, withModel bool, extra ...string) *chatEnv {
 		os.WriteFile(filepath.Join(e.notes, name), []byte(text), 0o600)
 	}
 	if withModel {
-		model, err := chatmodel.Write(dir)
+		model, err := testmodel.WriteChatModel(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,12 +73,18 @@ func startChatDaemon(t *testing.T, withModel bool, extra ...string) *chatEnv {
 		t.Fatal(err)
 	}
 	waitIdle(t, e.d.client, time.Minute)
-	d := &net.Dialer{}
-	e.hc = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, "unix", e.sock)
-	}}}
-	t.Cleanup(e.hc.CloseIdleConnections)
+	e.hc = unixClient(t, e.sock)
 	return e
+}
+
+// unixClient is an HTTP client that dials memd's socket.
+func unixClient(t *testing.T, sock string) *http.Client {
+	d := &net.Dialer{}
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return hc
 }
 
 func (e *chatEnv) post(t *testing.T, ctx context.Context, path, body string) *http.Response {

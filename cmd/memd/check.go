@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +18,6 @@ import (
 	"github.com/memd-dev/memd/inference/llama"
 	llamart "github.com/memd-dev/memd/inference/runtime"
 	"github.com/memd-dev/memd/internal/config"
-	"github.com/memd-dev/memd/store"
 )
 
 // The parts `memd check` can check.
@@ -49,7 +49,7 @@ it checks both. It exits 1 when a check fails; memctl doctor runs it.`,
 			}
 			var r memd.CheckReport
 			if slices.Contains(args, checkStorePart) {
-				st := storeVerdict(filepath.Join(cfg.Data, "memd.db"))
+				st := storeVerdict(cmd.Context(), cfg.Data)
 				r.Store = &st
 			}
 			if slices.Contains(args, checkRuntimePart) {
@@ -96,40 +96,36 @@ func printCheckReport(w io.Writer, r memd.CheckReport, asJSON bool) error {
 	return nil
 }
 
-// storeVerdict opens the store while no daemon holds it, to see that it is
-// readable and of a schema this memd knows, and lists its folders.
-func storeVerdict(path string) memd.StoreReport {
+// storeVerdict is `memd store check`'s verdict on the store, run in a
+// child process: bbolt's consistency check crashes the process that runs
+// it on a page it cannot follow, and that must read as a damaged store,
+// not a crashed check.
+func storeVerdict(ctx context.Context, data string) memd.StoreReport {
+	path := filepath.Join(data, "memd.db")
 	r := memd.StoreReport{Check: memd.Check{Name: checkStorePart}, Path: path}
 	c := &r.Check
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		c.Status, c.Detail, c.Fix = memd.CheckWarn, path+" does not exist yet", "memd creates it when it first starts; then `memctl add DIR`"
+		r.Folders, _ = registeredPaths(path)
 		return r
 	}
-	db, err := store.Open(path, store.Options{Timeout: 200 * time.Millisecond})
+	v, err := checkInChild(ctx, data)
 	if err != nil {
-		c.Status, c.Detail = memd.CheckFail, err.Error()
-		if errors.Is(err, store.ErrLocked) {
-			c.Fix = "a memd that does not answer on this socket holds it: find it with `pgrep -a memd`, or pass the --socket it listens on"
-		}
+		c.Status, c.Detail = memd.CheckWarn, "not checked: "+err.Error()
 		return r
 	}
-	defer db.Close()
-	err = db.View(func(tx *store.Tx) error {
-		counts := tx.Counts()
-		r.Notes, r.Chunks = counts.Notes, counts.Chunks
-		folders, err := tx.Folders()
-		for _, f := range folders {
-			r.Folders = append(r.Folders, f.Path)
-		}
-		return err
-	})
-	if err != nil {
-		c.Status, c.Detail = memd.CheckFail, fmt.Sprintf("%s opens but cannot be read: %v", path, err)
-		c.Fix = "move it aside; memd re-indexes your folders into a new one (register them again with memctl add)"
-		return r
+	r.Notes, r.Chunks, r.Bytes, r.Folders = v.Notes, v.Chunks, v.Bytes, v.Folders
+	switch {
+	case v.OK:
+		c.Status = memd.CheckOK
+		c.Detail = fmt.Sprintf("%s: %d notes, %d chunks, consistent (checked in %v)", path, r.Notes, r.Chunks, v.Took.Round(time.Millisecond))
+	case v.Locked:
+		c.Status, c.Detail = memd.CheckFail, v.Problem
+		c.Fix = "a memd that does not answer on this socket holds it: find it with `pgrep -a memd`, or pass the --socket it listens on"
+	default:
+		c.Status, c.Detail = memd.CheckFail, v.Problem
+		c.Fix = "start memd: it moves the damaged store aside and re-indexes the registered folders from the file beside it"
 	}
-	r.Bytes = db.Size()
-	c.Status, c.Detail = memd.CheckOK, fmt.Sprintf("%s: %d notes, %d chunks", path, r.Notes, r.Chunks)
 	return r
 }
 

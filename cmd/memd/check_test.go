@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -26,23 +28,36 @@ func TestCheckRuntimeFromConfig(t *testing.T) {
 	}
 }
 
-// The store check reads a store no daemon holds, and names a held one.
+// The store check reads a store no daemon holds, and names a held one;
+// it runs the memd binary, as memctl doctor does.
 func TestCheckStore(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "memd.db")
-	if r := storeVerdict(path); r.Status != memd.CheckWarn {
+	data := tempDir(t)
+	path := filepath.Join(data, "memd.db")
+	if r := checkStoreBinary(t, data); r.Status != memd.CheckWarn {
 		t.Fatalf("no store yet: %+v", r)
 	}
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := storeVerdict(path); r.Status != memd.CheckFail || r.Fix == "" {
+	if r := checkStoreBinary(t, data); r.Status != memd.CheckFail || r.Fix == "" {
 		t.Fatalf("store held by another memd: %+v", r)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if r := storeVerdict(path); r.Status != memd.CheckOK || r.Bytes == 0 || r.Notes != 0 {
+	if r := checkStoreBinary(t, data); r.Status != memd.CheckOK || r.Bytes == 0 || r.Notes != 0 {
 		t.Fatalf("an empty store: %+v", r)
 	}
+}
+
+// checkStoreBinary runs `memd check store --json` on data.
+func checkStoreBinary(t *testing.T, data string) memd.StoreReport {
+	t.Helper()
+	out, _ := exec.Command(filepath.Join(binDir, "memd"), "check", "store", "--json", "--data", data).Output()
+	var r memd.CheckReport
+	if err := json.Unmarshal(out, &r); err != nil || r.Store == nil {
+		t.Fatalf("memd check store: %v: %s", err, out)
+	}
+	return *r.Store
 }

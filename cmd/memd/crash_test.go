@@ -16,11 +16,16 @@ import (
 	"github.com/memd-dev/memd/store"
 )
 
-// TestCrashRecovery kills memd with SIGKILL at random points while it
-// indexes a copy of the sample vault (changing files between rounds), then
-// restarts it, waits until idle and checks the store against the folder:
-// every note file indexed exactly once, at its current content, with no
-// stray or duplicate chunks. MEMD_CRASH_SEED replays a run.
+// TestCrashRecovery is the crash soak: it kills memd with SIGKILL at
+// random points while it indexes a copy of the sample vault (editing,
+// renaming, deleting and creating notes and moving a subfolder between
+// rounds), then restarts it, waits until idle and checks the store against
+// the folder: every note file indexed exactly once, at its current
+// content, with no stray or duplicate chunks, and the store passing
+// bbolt's consistency check. MEMD_CRASH_SEED replays a run;
+// MEMD_CRASH_ROUNDS (default 6, what CI runs) makes it longer:
+//
+//	MEMD_CRASH_ROUNDS=100 go test ./cmd/memd -run TestCrashRecovery -timeout 1h
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test is not short")
@@ -38,7 +43,7 @@ func TestCrashRecovery(t *testing.T) {
 	vault := copyVault(t)
 	dir := tempDir(t)
 	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "memd.sock")
-	const rounds = 6
+	rounds := envInt("MEMD_CRASH_ROUNDS", 6)
 	for round := range rounds {
 		d := startDaemon(t, data, sock)
 		ctx := context.Background()
@@ -96,6 +101,9 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatalf("exit after recovery: %v", err)
 	}
 	checkStore(t, filepath.Join(data, "memd.db"), files, skipped)
+	if v := store.Check(filepath.Join(data, "memd.db")); !v.OK {
+		t.Fatalf("after %d crashes the store fails bbolt's consistency check: %s", rounds, v.Problem)
+	}
 }
 
 // mutate edits, renames, creates and deletes a few notes, as a person
@@ -129,6 +137,31 @@ func mutate(t *testing.T, rng *rand.Rand, vault string, round int) {
 	}
 	body := fmt.Sprintf("# New in round %d\n\nA note written between crashes.\n", round)
 	if err := os.WriteFile(filepath.Join(vault, fmt.Sprintf("new.round%d.md", round)), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	moveSubfolder(t, vault, round)
+}
+
+// moveSubfolder moves the round's subfolder (made in round 1) to a new
+// name, as a person reorganising notes would: its notes must be found at
+// their new paths and gone from the old.
+func moveSubfolder(t *testing.T, vault string, round int) {
+	t.Helper()
+	old := filepath.Join(vault, fmt.Sprintf("folder.round%d", round-1))
+	next := filepath.Join(vault, fmt.Sprintf("folder.round%d", round))
+	if _, err := os.Stat(old); err != nil {
+		if err := os.MkdirAll(next, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			body := fmt.Sprintf("# Moving note %d\n\nThis note lives in a folder that moves between crashes.\n", i)
+			if err := os.WriteFile(filepath.Join(next, fmt.Sprintf("moving%d.md", i)), []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	if err := os.Rename(old, next); err != nil {
 		t.Fatal(err)
 	}
 }

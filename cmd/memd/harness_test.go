@@ -72,7 +72,7 @@ func goTool() string {
 
 // tempDir is a fresh private folder with a short path: socket paths must
 // stay under 104 bytes, which t.TempDir's long names can break.
-func tempDir(t *testing.T) string {
+func tempDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "memd")
 	if err != nil {
@@ -87,7 +87,7 @@ func tempDir(t *testing.T) string {
 }
 
 // vaultSource is the dendron sample vault beside the repository.
-func vaultSource(t *testing.T) string {
+func vaultSource(t testing.TB) string {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
@@ -112,7 +112,7 @@ func vaultSource(t *testing.T) string {
 }
 
 // copyVault copies the sample vault into a fresh folder and returns it.
-func copyVault(t *testing.T) string {
+func copyVault(t testing.TB) string {
 	t.Helper()
 	src := vaultSource(t)
 	dst := filepath.Join(tempDir(t), "vault")
@@ -168,7 +168,7 @@ func noteFiles(t *testing.T, dir string) map[string]bool {
 
 // daemon is a memd process started by a test.
 type daemon struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	data   string
 	socket string
@@ -179,7 +179,7 @@ type daemon struct {
 }
 
 // startDaemon starts memd on data and socket and waits until it answers.
-func startDaemon(t *testing.T, data, socket string, extra ...string) *daemon {
+func startDaemon(t testing.TB, data, socket string, extra ...string) *daemon {
 	t.Helper()
 	d := launch(t, data, socket, extra...)
 	deadline := time.Now().Add(30 * time.Second)
@@ -203,7 +203,7 @@ func startDaemon(t *testing.T, data, socket string, extra ...string) *daemon {
 }
 
 // launch starts memd without waiting for it.
-func launch(t *testing.T, data, socket string, extra ...string) *daemon {
+func launch(t testing.TB, data, socket string, extra ...string) *daemon {
 	t.Helper()
 	d := &daemon{t: t, data: data, socket: socket, log: new(syncBuffer), exited: make(chan struct{}),
 		client: api.NewClient(socket)}
@@ -285,7 +285,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() (b
 }
 
 // waitIdle waits for the daemon to finish the indexing work it knows of.
-func waitIdle(t *testing.T, c *api.Client, timeout time.Duration) {
+func waitIdle(t testing.TB, c *api.Client, timeout time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -16,9 +16,11 @@ import (
 )
 
 // chatFlags are serving settings without a config key yet: which web
-// pages may open a websocket.
+// pages may open a websocket, and up to which size the store gets bbolt's
+// full consistency check at start.
 type chatFlags struct {
-	origins []string
+	origins           []string
+	fullCheckMaxBytes int64
 }
 
 var serveFlags chatFlags
@@ -28,6 +30,7 @@ func (f *chatFlags) register(fs *pflag.FlagSet) {
 	if v := os.Getenv("MEMD_WS_ORIGINS"); v != "" {
 		origins = strings.Split(v, ",")
 	}
+	fs.Int64Var(&f.fullCheckMaxBytes, "store-check-max-bytes", 128<<20, "run bbolt's full consistency check on the store at start when it is at most this big (about 4s a GB); 0 never (reads are guarded either way)")
 	fs.StringSliceVar(&f.origins, "ws-origin", origins, "web page origin allowed to open /v1/ws, e.g. http://localhost:3000; repeat for more (env MEMD_WS_ORIGINS, comma-separated; default none)")
 }
 

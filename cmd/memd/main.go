@@ -52,7 +52,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 			}
 			log := newLogger(cfg)
 			log.Debug("configuration", "file", configSummary(cmd.Flags()))
-			return serve(cmd.Context(), cfg, log)
+			return serveRebuilding(cmd.Context(), cfg, log)
 		},
 	}
 	root.SetVersionTemplate(versionLine())
@@ -60,5 +60,6 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 	serveFlags.register(root.Flags())
 	root.AddCommand(newVersionCmd(), newCheckCmd())
 	addRuntimeCmd(root)
+	addStoreCmd(root)
 	return root
 }

@@ -80,6 +80,45 @@ func TestMCPAgainstDaemon(t *testing.T) {
 	if !strings.Contains(text, garden+":") {
 		t.Errorf("recall's text names no path:line: %q", text)
 	}
+
+	// The agent reads the passage the hit names, and around it.
+	var note struct {
+		Path      string `json:"path"`
+		StartLine int    `json:"start_line"`
+		EndLine   int    `json:"end_line"`
+		Lines     int    `json:"lines"`
+		Text      string `json:"text"`
+	}
+	text = call("read_note", map[string]any{"path": garden, "start_line": got.Hits[0].StartLine, "end_line": 5}, &note)
+	if note.Path != garden || note.EndLine != 5 || note.Lines != 5 || !strings.Contains(note.Text, "twice a week") ||
+		!strings.Contains(text, "     5  Water the tomatoes") {
+		t.Fatalf("read_note: %+v\n%s", note, text)
+	}
+	lr, err := cs.ListResources(t.Context(), nil)
+	if err != nil || len(lr.Resources) != 2 || lr.NextCursor != "" {
+		t.Fatalf("the notes as resources: %+v, %v", lr, err)
+	}
+	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file://" + garden})
+	if err != nil || len(rr.Contents) != 1 || !strings.HasPrefix(rr.Contents[0].Text, "# Garden\n") {
+		t.Fatalf("the note as a resource: %+v, %v", rr, err)
+	}
+	outside := filepath.Join(dir, "secret.md")
+	writeNote(t, outside, "# Secret\n")
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_note", Arguments: map[string]any{"path": outside}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "not inside any folder memd indexes") {
+		t.Fatalf("read_note outside the folders: %+v, %v", res, err)
+	}
+
+	// Adding the folder again reports what it holds, not an empty folder.
+	var f struct {
+		Notes    int  `json:"notes"`
+		Watching bool `json:"watching"`
+	}
+	text = call("add_folder", map[string]any{"path": notes}, &f)
+	if f.Notes != 2 || !f.Watching || !strings.Contains(text, "already registered: 2 notes") {
+		t.Fatalf("add_folder of a watched folder: %+v, %q", f, text)
+	}
+
 	call("forget", map[string]any{"path": garden}, nil)
 	call("recall", map[string]any{"query": "tomatoes"}, &got)
 	for _, h := range got.Hits {

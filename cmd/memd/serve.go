@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -15,7 +14,6 @@ import (
 	"github.com/memd-dev/memd/pipeline"
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/server"
-	"github.com/memd-dev/memd/store"
 	"github.com/memd-dev/memd/vector"
 )
 
@@ -35,7 +33,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("create data folder: %w", err)
 	}
-	db, err := store.Open(filepath.Join(cfg.Data, "memd.db"), store.Options{})
+	db, err := openStore(ctx, cfg.Data, serveFlags.fullCheckMaxBytes, log)
 	if err != nil {
 		return err
 	}
@@ -43,6 +41,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	l, err := listen(cfg.Socket, log)
 	if err != nil {
 		return err
+	}
+	if w := server.SocketFolderWarning(cfg.Socket); w != "" {
+		log.Warn(w)
 	}
 	m := loadModels(cfg, log)
 	defer m.Close()
@@ -62,7 +63,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		Fusion:      rank.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
 		VectorFloor: cfg.Recall.VectorFloor,
 		Generator:   m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
-	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins})
+	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins,
+		RecallInFlight: cfg.Recall.MaxInFlight, RecallQueue: cfg.Recall.Queue})
 	tl, token, err := listenTCP(cfg, log)
 	if err != nil {
 		l.Close()
@@ -91,6 +93,20 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		})
 	}
 	g.Go(func() error {
+		compactWhenWasteful(gctx, db, log)
+		return nil
+	})
+	g.Go(func() error {
+		// A transaction that finds the file damaged stops the daemon, to
+		// be moved aside and rebuilt (serveRebuilding).
+		select {
+		case <-gctx.Done():
+			return nil
+		case <-db.Damaged():
+			return db.DamageErr()
+		}
+	})
+	g.Go(func() error {
 		<-gctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
@@ -101,6 +117,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	})
 	log.Info("memd is serving", "version", memdVersion(), "socket", cfg.Socket, "data", cfg.Data, "pid", os.Getpid())
 	err = g.Wait()
+	if derr := db.DamageErr(); derr != nil {
+		// Whatever stopped first (the indexer may wrap the damage as text),
+		// a damaged store is why: serveRebuilding moves it aside.
+		return derr
+	}
 	if err == nil {
 		log.Info("memd stopped cleanly")
 	}

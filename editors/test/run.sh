@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The editor tests: Debian's Neovim and Emacs, headless, with the plugin and
 # the package of editors/, against a real memd indexing a copy of
-# examples/vault, with a generated chat model (internal/chatmodel) on the
+# examples/vault, with a generated chat model (testmodel.WriteChatModel) on the
 # real llama.cpp runtime. Needs nvim, emacs (with eglot: built in, or
 # Debian's elpa-eglot), Go, and MEMD_LLAMA_LIB or the runtime `make test`
 # fetches.

@@ -1,13 +1,16 @@
 package hub
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,8 +41,29 @@ type Client struct {
 	// UserAgent is sent with every request; "" means "memd".
 	UserAgent string
 
-	backoff time.Duration // pause between tries; 0 means a second per try so far
-	stall   time.Duration // how long a download may go without data; 0 means a minute
+	backoff    time.Duration // pause between tries; 0 means a second per try so far
+	stall      time.Duration // how long a download may go without data; 0 means a minute
+	answerWait time.Duration // how long a request may wait for the response's headers; 0 means answerWait
+}
+
+// answerWait bounds the wait for a response's headers: a server that
+// accepts the connection and never answers held `memctl model pull` for as
+// long as it liked (94s seen, with no end). The body's own pace is the
+// download's stall limit.
+const answerWait = 30 * time.Second
+
+// transports holds one transport per header wait, so connections are
+// reused across requests.
+var transports sync.Map // time.Duration → *http.Transport
+
+func transportFor(wait time.Duration) *http.Transport {
+	if t, ok := transports.Load(wait); ok {
+		return t.(*http.Transport)
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = wait
+	actual, _ := transports.LoadOrStore(wait, t)
+	return actual.(*http.Transport)
 }
 
 // FromEnv is a Client configured the way huggingface_hub reads the
@@ -117,7 +141,11 @@ func (c *Client) do(req *http.Request, follow func(to *url.URL) bool) (*http.Res
 	if err != nil {
 		return nil, err
 	}
-	hc := http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	wait := c.answerWait
+	if wait <= 0 {
+		wait = answerWait
+	}
+	hc := http.Client{Transport: transportFor(wait), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if c.HTTP != nil {
 		hc = *c.HTTP
 		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -136,6 +164,11 @@ func (c *Client) do(req *http.Request, follow func(to *url.URL) bool) (*http.Res
 			req.Header.Set("Authorization", "Bearer "+c.Token)
 		}
 		resp, err := hc.Do(req)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && req.Context().Err() == nil {
+			return nil, fmt.Errorf("%s %s: the server took the connection but sent no answer within %v: %w",
+				req.Method, req.URL.Redacted(), wait, err)
+		}
 		if err != nil {
 			return nil, err
 		}

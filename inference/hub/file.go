@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // File is what the hub says about one file at one revision.
@@ -31,14 +32,20 @@ type File struct {
 	Size int64
 }
 
+// The patterns compile on first use, not at init: every memctl and memd
+// start links this package, and few of them pull a model.
 var (
-	repoPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	sha1Hex     = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	repoPattern = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	sha256Hex   = lazyRegexp(`^[0-9a-f]{64}$`)
+	sha1Hex     = lazyRegexp(`^[0-9a-f]{40}$`)
 )
 
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 func checkNames(repo, file string) error {
-	if !repoPattern.MatchString(repo) || strings.Contains(repo, "..") {
+	if !repoPattern().MatchString(repo) || strings.Contains(repo, "..") {
 		return fmt.Errorf("repo %q is not a hub repo name: write it as owner/name, e.g. google/gemma-3-1b-it-qat-q4_0-gguf", repo)
 	}
 	if file == "" || strings.HasPrefix(file, "/") || strings.Contains(file, "\\") || strings.ContainsRune(file, 0) {
@@ -93,9 +100,9 @@ func (c *Client) Stat(ctx context.Context, repo, file, rev string) (File, error)
 	} else if !isRedirect(resp.StatusCode) && resp.ContentLength >= 0 {
 		f.Size = resp.ContentLength
 	}
-	if sha256Hex.MatchString(f.ETag) {
+	if sha256Hex().MatchString(f.ETag) {
 		f.SHA256 = f.ETag
-	} else if !sha1Hex.MatchString(f.ETag) {
+	} else if !sha1Hex().MatchString(f.ETag) {
 		if sum, size, err := c.lfsInfo(ctx, f); err == nil && sum != "" {
 			f.SHA256 = sum
 			if f.Size < 0 {
@@ -164,7 +171,7 @@ func (c *Client) lfsInfo(ctx context.Context, f File) (string, int64, error) {
 	}
 	for _, s := range info.Siblings {
 		if s.RFilename == f.Name && s.LFS != nil {
-			if sum := strings.ToLower(s.LFS.SHA256); sha256Hex.MatchString(sum) {
+			if sum := strings.ToLower(s.LFS.SHA256); sha256Hex().MatchString(sum) {
 				return sum, s.LFS.Size, nil
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -192,7 +191,7 @@ type transient struct{ err error }
 func (e transient) Error() string { return e.err.Error() }
 func (e transient) Unwrap() error { return e.err }
 
-var contentRange = regexp.MustCompile(`^bytes (\d+)-\d+/(\d+|\*)$`)
+var contentRange = lazyRegexp(`^bytes (\d+)-\d+/(\d+|\*)$`)
 
 // fetch makes one GET of the file, from byte t.n on, and appends what
 // arrives to the partial file.
@@ -239,7 +238,7 @@ func (c *Client) fetch(ctx context.Context, t *transfer) error {
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusPartialContent:
-		m := contentRange.FindStringSubmatch(resp.Header.Get("Content-Range"))
+		m := contentRange().FindStringSubmatch(resp.Header.Get("Content-Range"))
 		if m == nil || m[1] != strconv.FormatInt(t.n, 10) {
 			if err := t.restart(); err != nil {
 				return err
@@ -352,12 +351,12 @@ func install(partial, dest string, f File) error {
 // laterShard matches the second and later files of a split GGUF model
 // (model-00002-of-00003.gguf), which carry tensors and split.* keys but
 // no general.architecture.
-var laterShard = regexp.MustCompile(`-(\d{5})-of-\d{5}\.gguf$`)
+var laterShard = lazyRegexp(`-(\d{5})-of-\d{5}\.gguf$`)
 
 func acceptGGUF(path string) error {
 	_, err := gguf.Check(path)
 	if errors.Is(err, gguf.ErrNoArchitecture) {
-		if m := laterShard.FindStringSubmatch(strings.TrimSuffix(path, ".partial")); m != nil && m[1] != "00001" {
+		if m := laterShard().FindStringSubmatch(strings.TrimSuffix(path, ".partial")); m != nil && m[1] != "00001" {
 			return nil
 		}
 	}

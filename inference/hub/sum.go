@@ -24,7 +24,7 @@ func newSum(f File) *sum {
 	switch {
 	case f.SHA256 != "":
 		return &sum{Hash: sha256.New(), kind: "sha256", want: f.SHA256}
-	case sha1Hex.MatchString(f.ETag) && f.Size >= 0:
+	case sha1Hex().MatchString(f.ETag) && f.Size >= 0:
 		h := sha1.New()
 		h.Write([]byte("blob " + strconv.FormatInt(f.Size, 10) + "\x00"))
 		return &sum{Hash: h, kind: "git blob sha1", want: f.ETag}

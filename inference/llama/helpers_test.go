@@ -9,12 +9,17 @@ import (
 	"github.com/memd-dev/memd/inference/testmodel"
 )
 
-// openLib opens the library in $MEMD_LLAMA_LIB or skips the test.
+// FindTestLibrary returns the library folder the tests open: where memd
+// itself would look (runtime.Find). The runtime package imports this one,
+// so only the external test package can set it (findlib_test.go does).
+var FindTestLibrary func() (string, error)
+
+// openLib opens the library memd would find, or skips the test.
 func openLib(t testing.TB) *Library {
 	t.Helper()
-	dir := os.Getenv("MEMD_LLAMA_LIB")
-	if dir == "" {
-		t.Skip("MEMD_LLAMA_LIB is not set: set it to a folder holding libllama.v0.5.0.so (for example after `memd runtime install`) to run llama.cpp integration tests")
+	dir, err := FindTestLibrary()
+	if err != nil {
+		t.Skipf("no llama.cpp library (%v): run `memd runtime install` or set MEMD_LLAMA_LIB to run llama.cpp integration tests", err)
 	}
 	l, err := Open(dir)
 	if err != nil {

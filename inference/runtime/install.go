@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/memd-dev/memd/inference/llama"
 )
@@ -37,11 +38,16 @@ type InstallOptions struct {
 // its libraries into the cache (replacing an earlier install of the same
 // package only once the new one is complete and verified) and returns the
 // folder to load. It checks that the package's llama.cpp release, from
-// _nlcBuildMetadata.json, and its libllama file name are accepted ones.
+// _nlcBuildMetadata.json, and its libllama file name are accepted ones,
+// and writes to o.Output which build it chose and why (see Choose).
 func Install(ctx context.Context, o InstallOptions) (string, error) {
-	pkg, err := SelectPackage(o.host(), o.Backend)
+	choice, err := Choose(o.host(), o.Backend)
 	if err != nil {
 		return "", err
+	}
+	pkg := choice.Package
+	if choice.Why != "" && o.Output != nil {
+		fmt.Fprintf(o.Output, "%s: %s\n", pkg.Spec(), choice.Why)
 	}
 	final, err := o.PackageDir(pkg)
 	if err != nil {
@@ -91,20 +97,41 @@ func npmPack(ctx context.Context, o InstallOptions, pkg Package, dest string) (s
 		return "", err
 	}
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, npm, "pack", pkg.Spec(), "--pack-destination", dest)
+	// npm retries an unreachable registry for about a minute by default,
+	// silently; one try with a bounded wait says sooner what failed.
+	cmd := exec.CommandContext(ctx, npm, "pack", pkg.Spec(), "--pack-destination", dest,
+		"--fetch-retries=0", fmt.Sprintf("--fetch-timeout=%d", npmFetchTimeout.Milliseconds()))
 	cmd.Dir = dest
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if o.Output != nil {
+		fmt.Fprintf(o.Output, "fetching %s with npm pack (this needs the network)\n", pkg.Spec())
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, o.Output), io.MultiWriter(&out, o.Output)
 	}
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: npm pack %s: %v: %s", ErrNPM, pkg.Spec(), err, lastLines(out.String(), 5))
+		return "", fmt.Errorf("%w: npm pack %s: %v: %s\n%s", ErrNPM, pkg.Spec(), err, lastLines(out.String(), 5), alternatives(out.String(), pkg))
 	}
 	tgz, _ := filepath.Glob(filepath.Join(dest, "*.tgz"))
 	if len(tgz) != 1 {
 		return "", fmt.Errorf("%w: npm pack %s left %d tarballs in %s", ErrNPM, pkg.Spec(), len(tgz), dest)
 	}
 	return tgz[0], nil
+}
+
+// npmFetchTimeout bounds each request npm makes to its registry.
+const npmFetchTimeout = 20 * time.Second
+
+// alternatives says what failed when npm could not reach its registry, and
+// the ways to a runtime that need no registry.
+func alternatives(npmOutput string, pkg Package) string {
+	why := "npm pack failed"
+	for _, code := range []string{"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET", "ENETUNREACH"} {
+		if strings.Contains(npmOutput, code) {
+			why = "npm could not reach its registry (" + code + "): this machine looks offline, or the registry npm is set to is unreachable"
+			break
+		}
+	}
+	return fmt.Sprintf("%s. Without the registry: set %s to a folder holding llama.cpp's libraries (the bins/%s folder of %s, unpacked on a machine with network), "+
+		"or build them with scripts/build-llama.sh from memd's source tree (its header says how to build without network)", why, EnvLibDir, pkg.Platform, pkg.Spec())
 }
 
 func lastLines(s string, n int) string {

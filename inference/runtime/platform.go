@@ -37,12 +37,22 @@ var Backends = []string{"cpu", "cuda", "vulkan", "metal"}
 // Host describes the machine for package selection.
 type Host struct {
 	GOOS, GOARCH string
-	NVIDIA       bool // an NVIDIA GPU and driver are present
+	NVIDIA       bool   // an NVIDIA GPU and driver are present
+	GPUs         []GPU  // the NVIDIA GPUs; nil when nvidia-smi did not say
+	DriverCUDA   [2]int // the CUDA version the NVIDIA driver supports
+	Vulkan       bool   // the Vulkan loader is installed
+	NVCC         bool   // the CUDA compiler is on PATH
 }
 
 // CurrentHost describes this machine.
 func CurrentHost() Host {
-	return Host{GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, NVIDIA: hasNVIDIA()}
+	h := Host{GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, NVIDIA: hasNVIDIA(), Vulkan: hasVulkan()}
+	if h.NVIDIA {
+		h.GPUs, h.DriverCUDA, _ = nvidiaGPUs()
+		_, err := exec.LookPath("nvcc")
+		h.NVCC = err == nil
+	}
+	return h
 }
 
 func hasNVIDIA() bool {
@@ -53,21 +63,79 @@ func hasNVIDIA() bool {
 	return err == nil
 }
 
-// SelectPackage picks the package for backend on host. backend "" or
-// "auto" picks CUDA when an NVIDIA GPU is present, Metal on macOS arm64,
-// else the CPU build.
-func SelectPackage(host Host, backend string) (Package, error) {
+// Choice is a package for a host and why it was picked.
+type Choice struct {
+	Package Package
+	Why     string
+}
+
+// Choose picks the package for backend on host ("" or "auto": the best
+// that runs here) and says why. On an NVIDIA machine the automatic choice
+// is the CUDA build when every GPU runs the code it carries with this
+// driver (see cudaRuns); otherwise the Vulkan build (or the CPU one without
+// a Vulkan loader), with how to get CUDA after all. A backend named
+// explicitly is chosen as asked; Why then warns when it will not run.
+func Choose(host Host, backend string) (Choice, error) {
 	backend = strings.ToLower(backend)
-	if backend == "" || backend == "auto" {
-		switch {
-		case host.GOOS == "darwin" && host.GOARCH == "arm64":
-			backend = "metal"
-		case host.GOOS == "linux" && host.NVIDIA:
-			backend = "cuda"
-		default:
-			backend = "cpu"
+	auto := backend == "" || backend == "auto"
+	why := ""
+	switch {
+	case !auto:
+		if backend == "cuda" && host.GPUs != nil {
+			if ok, reason := cudaRunsAll(host); !ok {
+				why = "warning: " + reason + "; it will fall back to the CPU"
+			}
 		}
+	case host.GOOS == "darwin" && host.GOARCH == "arm64":
+		backend, why = "metal", "Apple silicon: the Metal build"
+	case host.GOOS == "linux" && host.NVIDIA:
+		backend, why = chooseNVIDIA(host)
+	default:
+		backend, why = "cpu", "no NVIDIA GPU found: the CPU build"
 	}
+	p, err := packageFor(host, backend)
+	return Choice{Package: p, Why: why}, err
+}
+
+func cudaRunsAll(host Host) (bool, string) {
+	var reasons []string
+	for _, g := range host.GPUs {
+		ok, reason := cudaRuns(g, host.DriverCUDA)
+		if !ok {
+			return false, reason
+		}
+		reasons = append(reasons, reason)
+	}
+	return true, strings.Join(reasons, "; ")
+}
+
+func chooseNVIDIA(host Host) (backend, why string) {
+	if host.GPUs == nil {
+		return "cuda", "an NVIDIA driver is present but nvidia-smi did not describe the GPUs: the CUDA build, unchecked"
+	}
+	ok, reason := cudaRunsAll(host)
+	if ok {
+		return "cuda", reason
+	}
+	backend = "cpu"
+	if host.Vulkan {
+		backend = "vulkan"
+	}
+	advice := "for CUDA, install the CUDA toolkit and run scripts/build-llama.sh cuda, or update the driver to CUDA " +
+		fmt.Sprintf("%d.%d", cudaCode.Toolkit[0], cudaCode.Toolkit[1]) + " or later"
+	if host.NVCC {
+		advice = "nvcc is installed: scripts/build-llama.sh cuda compiles the same release for this GPU, and memd then finds it"
+	}
+	return backend, fmt.Sprintf("%s; installing the %s build instead (%s)", reason, backend, advice)
+}
+
+// SelectPackage is Choose without the reason.
+func SelectPackage(host Host, backend string) (Package, error) {
+	c, err := Choose(host, backend)
+	return c.Package, err
+}
+
+func packageFor(host Host, backend string) (Package, error) {
 	known := false
 	for _, p := range Packages {
 		if p.Backend != backend {

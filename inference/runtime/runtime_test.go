@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSelectPackage(t *testing.T) {
@@ -268,4 +270,33 @@ func TestInstallNPM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("installed llama.cpp %s into %s", info.Release, dir)
+}
+
+// TestInstallOffline runs the real npm against a registry nobody answers
+// on, as on a machine without network: the install fails at once, says
+// npm could not reach its registry, and names the ways without it.
+func TestInstallOffline(t *testing.T) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not installed")
+	}
+	t.Setenv("npm_config_registry", "http://127.0.0.1:9/")
+	t.Setenv("npm_config_cache", t.TempDir())
+	t.Setenv("npm_config_offline", "")
+	var out strings.Builder
+	o := InstallOptions{Options: Options{CacheDir: t.TempDir(), Host: &Host{GOOS: "linux", GOARCH: "amd64"}}, NPM: npm, Output: &out}
+	start := time.Now()
+	_, err = Install(context.Background(), o)
+	t.Logf("after %v: %v", time.Since(start), err)
+	if !errors.Is(err, ErrNPM) {
+		t.Fatalf("install with no registry: %v", err)
+	}
+	for _, want := range []string{"could not reach its registry", EnvLibDir, "scripts/build-llama.sh"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if !strings.Contains(out.String(), "this needs the network") {
+		t.Errorf("install said nothing before npm ran: %q", out.String())
+	}
 }

@@ -55,6 +55,16 @@ func bigramVocab(n int) (*vocab, error) {
 // FirstWordToken+1 to FirstWordToken+len(BigramWords()) (see FirstWordToken
 // for what the tokens are).
 func WriteBigram(dir string, table []int32) (string, error) {
+	return writeBigram(dir, table, false)
+}
+
+// WriteBigramChat is WriteBigram with GemmaTemplate as the model's chat
+// template (its vocabulary has the turn markers), for chat tests.
+func WriteBigramChat(dir string, table []int32) (string, error) {
+	return writeBigram(dir, table, true)
+}
+
+func writeBigram(dir string, table []int32, chat bool) (string, error) {
 	n := len(table)
 	v, err := bigramVocab(n)
 	if err != nil {
@@ -66,7 +76,7 @@ func WriteBigram(dir string, table []int32) (string, error) {
 		}
 	}
 	e := bigramEmbd(n)
-	cfg := Config{Name: "bigram", Vocab: n, Embd: e, Layers: 1, Heads: 2, HeadsKV: 2, FF: 32, Ctx: 512}
+	cfg := Config{Name: "bigram", Vocab: n, Embd: e, Layers: 1, Heads: 2, HeadsKV: 2, FF: 32, Ctx: 512, ChatTemplate: chat}
 	weights := func(name string, shape []uint64) func(int64) float32 {
 		switch name {
 		case "token_embd.weight":
@@ -104,7 +114,7 @@ func WriteBigramLoRA(dir string, table []int32, changes map[int32]int32) (string
 	}
 	slices.Sort(keys)
 	e, r := int64(bigramEmbd(n)), int64(len(keys))
-	w := newAdapterWriter("bigram-lora", float32(r))
+	w := newAdapterWriter("llama", "bigram-lora", float32(r))
 	// A picks component t_k of the normed input; B writes +2 to the new token
 	// and -1 to the old one.
 	w.AddTensor("output.weight.lora_a", gguf.TensorF32, []uint64{uint64(e), uint64(r)}, gguf.Floats(gguf.TensorF32, e*r, func(i int64) float32 {

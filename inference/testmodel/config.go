@@ -17,6 +17,10 @@ type Config struct {
 	Q8           bool   // store matrices as Q8_0 (wins over F16); Embd and FF multiples of 32
 	Seed         uint64 // weights are a pure function of Seed and tensor name
 	ChatTemplate bool   // set tokenizer.chat_template to GemmaTemplate
+	// Delta is added to the named matrices (row-major [out][in], as
+	// Hugging Face stores a projection): a LoRA merged into the weights,
+	// for checking an adapter against the same change made in place.
+	Delta map[string][]float32
 }
 
 // TinyLlama returns the shapes of TinyLlama-1.1B (about 2.2 GB in F16), for

@@ -7,8 +7,7 @@ import (
 	"github.com/memd-dev/memd/inference/gguf"
 )
 
-// LoRAConfig describes a random LoRA adapter for a model written by
-// WriteLlama with the same base Config.
+// LoRAConfig describes a random LoRA adapter for a generated model.
 type LoRAConfig struct {
 	Name    string   // file name without extension; default "<base>-lora"
 	Rank    int      // default 4
@@ -25,32 +24,54 @@ func WriteLoRA(dir string, base Config, lc LoRAConfig) (string, error) {
 	base = base.withDefaults()
 	v := spmVocab(base.Vocab)
 	base.Vocab = len(v.tokens)
+	if lc.Name == "" {
+		lc.Name = base.Name + "-lora"
+	}
+	return writeLoRA(dir, "llama", base.Layers, llamaTensors(base), lc)
+}
+
+// WriteGemma4LoRA writes a LoRA adapter for the model WriteGemma4(dir,
+// cfg) writes, on the same targets as WriteLoRA (the sliding-window and
+// full-attention layers' projections differ in width).
+func WriteGemma4LoRA(dir string, cfg Gemma4Config, lc LoRAConfig) (string, error) {
+	cfg = cfg.withDefaults()
+	v, err := readVocab(cfg.VocabPath)
+	if err != nil {
+		return "", err
+	}
+	if lc.Name == "" {
+		lc.Name = cfg.Name + "-lora"
+	}
+	return writeLoRA(dir, "gemma4", len(Gemma4Pattern), gemma4Tensors(cfg, v.tokens), lc)
+}
+
+func writeLoRA(dir, arch string, layers int, tensors []tensorSpec, lc LoRAConfig) (string, error) {
 	if lc.Rank == 0 {
 		lc.Rank = 4
 	}
 	if lc.Alpha == 0 {
 		lc.Alpha = float32(lc.Rank)
 	}
-	if lc.Name == "" {
-		lc.Name = base.Name + "-lora"
-	}
 	if lc.Targets == nil {
 		lc.Targets = []string{"attn_q", "attn_v", "ffn_up"}
 	}
 	shapes := map[string][]uint64{}
-	for _, t := range llamaTensors(base) {
+	for _, t := range tensors {
 		shapes[t.name] = t.shape
 	}
 	var names []string
-	for l := range base.Layers {
+	for l := range layers {
 		for _, t := range lc.Targets {
-			names = append(names, fmt.Sprintf("blk.%d.%s.weight", l, t))
+			name := fmt.Sprintf("blk.%d.%s.weight", l, t)
+			if _, ok := shapes[name]; ok || t != "attn_v" { // shared-KV layers have no attn_v
+				names = append(names, name)
+			}
 		}
 	}
 	if lc.Output {
 		names = append(names, "output.weight")
 	}
-	w := newAdapterWriter(lc.Name, lc.Alpha)
+	w := newAdapterWriter(arch, lc.Name, lc.Alpha)
 	r := uint64(lc.Rank)
 	for _, name := range names {
 		shape, ok := shapes[name]
@@ -65,9 +86,9 @@ func WriteLoRA(dir string, base Config, lc LoRAConfig) (string, error) {
 	return writeAdapter(w, dir, lc.Name)
 }
 
-func newAdapterWriter(name string, alpha float32) *gguf.Writer {
+func newAdapterWriter(arch, name string, alpha float32) *gguf.Writer {
 	w := gguf.NewWriter()
-	w.Set("general.architecture", "llama")
+	w.Set("general.architecture", arch)
 	w.Set("general.type", "adapter")
 	w.Set("general.name", name)
 	w.Set("adapter.type", "lora")

@@ -115,9 +115,13 @@ func spmVocab(size int) *vocab {
 	return v
 }
 
-// GemmaTemplate is a Gemma-style chat template; llama.cpp recognizes it by
-// its <start_of_turn> marker and formats turns with its built-in Gemma rules.
-const GemmaTemplate = "{{ bos_token }}{% for message in messages %}" +
-	"{% set role = 'model' if message['role'] == 'assistant' else message['role'] %}" +
-	"{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}" +
-	"{% endfor %}{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}"
+// GemmaTemplate is Gemma 3's chat template in shape: a system turn becomes
+// the prefix of the first user turn, the assistant is "model".
+const GemmaTemplate = "{{ bos_token }}" +
+	"{%- if messages[0]['role'] == 'system' -%}" +
+	"{%- set first_user_prefix = messages[0]['content'] + '\n\n' -%}{%- set loop_messages = messages[1:] -%}" +
+	"{%- else -%}{%- set first_user_prefix = '' -%}{%- set loop_messages = messages -%}{%- endif -%}" +
+	"{%- for message in loop_messages -%}" +
+	"{%- set role = 'model' if message['role'] == 'assistant' else message['role'] -%}" +
+	"{{ '<start_of_turn>' + role + '\n' + (first_user_prefix if loop.first else '') + message['content'] | trim + '<end_of_turn>\n' }}" +
+	"{%- endfor -%}{%- if add_generation_prompt -%}{{ '<start_of_turn>model\n' }}{%- endif -%}"

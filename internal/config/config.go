@@ -61,6 +61,8 @@ type Recall struct {
 	RRFK         int     // reciprocal rank fusion's k
 	BM25Weight   float64 // weight of the BM25 list in the fusion
 	VectorWeight float64 // weight of the vector list in the fusion
+	MaxInFlight  int     // recalls running at once
+	Queue        int     // recalls waiting for a turn before 429
 	// VectorFloor is the cosine similarity, for the configured embedder,
 	// a hit only the vector list found must pass; 0 calibrates it on the
 	// notes, negative keeps every vector hit.

@@ -70,6 +70,8 @@ var settings = []setting{
 	{Key{"recall.rrf_k", "recall-rrf-k", "MEMD_RECALL_RRF_K", "int", "k of reciprocal rank fusion (0: the default)"}, kindInt, 0, func(c *Config) any { return &c.Recall.RRFK }},
 	{Key{"recall.bm25_weight", "recall-bm25-weight", "MEMD_RECALL_BM25_WEIGHT", "float", "weight of the BM25 list in the fusion (0: the default)"}, kindFloat, 0, func(c *Config) any { return &c.Recall.BM25Weight }},
 	{Key{"recall.vector_weight", "recall-vector-weight", "MEMD_RECALL_VECTOR_WEIGHT", "float", "weight of the vector list in the fusion (0: the default)"}, kindFloat, 0, func(c *Config) any { return &c.Recall.VectorWeight }},
+	{Key{"recall.max_in_flight", "max-recalls", "MEMD_MAX_RECALLS", "int", "recalls running at once (0: the default, 4 per CPU)"}, kindInt, 0, func(c *Config) any { return &c.Recall.MaxInFlight }},
+	{Key{"recall.queue", "recall-queue", "MEMD_RECALL_QUEUE", "int", "recalls waiting for a turn, at most 2s, before memd answers 429 (0: the default, 64)"}, kindInt, 0, func(c *Config) any { return &c.Recall.Queue }},
 	{Key{"recall.vector_floor", "recall-vector-floor", "MEMD_RECALL_VECTOR_FLOOR", "float", "cosine similarity a vector-only hit must pass, for the configured embedder (0: calibrated on the notes, negative: none)"}, kindFloat, 0, func(c *Config) any { return &c.Recall.VectorFloor }},
 	{Key{"chat.max_in_flight", "max-chats", "MEMD_MAX_CHATS", "int", "chats queued or generating at once before memd answers 429 (0: the default, 64)"}, kindInt, 0, func(c *Config) any { return &c.Chat.MaxInFlight }},
 	{Key{"tcp.listen", "tcp-listen", "MEMD_TCP_LISTEN", "host:port", "loopback address for the TCP listener (default: off)"}, kindAddr, 0, func(c *Config) any { return &c.TCP.Listen }},

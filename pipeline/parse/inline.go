@@ -15,6 +15,7 @@ func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock, fenced []lineS
 		if t, ok := fm["title"]; ok {
 			n.Title = strings.TrimSpace(scalarString(t))
 		}
+		n.Aliases = aliasesOf(fm)
 		for _, key := range []string{"tags", "tag", "keywords"} {
 			for _, t := range listOf(fm[key]) {
 				tags.add(normalizeTag(t))
@@ -165,4 +166,13 @@ func listOf(v any) []string {
 	default:
 		return []string{scalarString(v)}
 	}
+}
+
+// aliasesOf is the front matter's aliases (FrontMatterText's), each once.
+func aliasesOf(fm map[string]any) []string {
+	var out set
+	for _, a := range FrontMatterText(fm).Aliases {
+		out.add(a)
+	}
+	return out.list
 }

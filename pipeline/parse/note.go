@@ -96,6 +96,10 @@ type Note struct {
 	// Title is the front matter title, else the first level-1 heading
 	// (#+TITLE for Org), else the file name without its extension.
 	Title string
+	// Aliases are the other names the front matter gives the note
+	// ("aliases" or "alias"), in order, de-duplicated; links may name the
+	// note by any of them.
+	Aliases []string
 	// FrontMatter holds the YAML front matter read leniently: values are
 	// string, bool, int, float64, nil, []any or map[string]any. Lines it
 	// cannot read are skipped; nil when the note has none. For Org it holds
@@ -122,7 +126,8 @@ type Note struct {
 // lines only after a paragraph), table rows need no pipe, an HTML tag
 // opens a block only alone on its line; comments (%% %% and <!-- -->)
 // are cut out; an escaped pipe ends a table wikilink's target.
-const Version = 3
+// 4: front matter aliases are read.
+const Version = 4
 
 // Parse parses a note. The path gives the format (FormatOf; an unknown
 // extension is read as Text) and the fallback title; content is not read

@@ -279,6 +279,20 @@ func TestDendronLinks(t *testing.T) {
 	}
 }
 
+func TestAliases(t *testing.T) {
+	for src, want := range map[string][]string{
+		"---\naliases: [Kaffee, the café]\n---\ntext\n":         {"Kaffee", "the café"},
+		"---\naliases:\n  - one name\n  - two\n---\ntext\n":     {"one name", "two"},
+		"---\nalias: Only Name\naliases: [Only Name]\n---\nx\n": {"Only Name"},
+		"---\ntitle: none\n---\ntext\n":                         nil,
+		"no front matter\n":                                     nil,
+	} {
+		if n := mustParse(t, "n.md", src); !slices.Equal(n.Aliases, want) {
+			t.Errorf("%q: aliases %q, want %q", src, n.Aliases, want)
+		}
+	}
+}
+
 func TestFrontMatter(t *testing.T) {
 	src := `---
 title: "Quoted \"title\""

@@ -25,6 +25,12 @@ const MaxTermBytes = 64
 // analysis time.
 const cacheSlots = 1 << 16
 
+// cacheFrom is the shortest text Terms analyzes with a cache. Zeroing the
+// 2.5 MiB cache costs more than stemming every word of a shorter text
+// afresh; a query allocating one each time it found the pool emptied by
+// the collector was recall's largest garbage.
+const cacheFrom = 4 << 10
+
 type cacheEntry struct {
 	word, term string // term "" means dropped
 	id         uint32 // 1 + the term's index in Analyzer.terms; 0 until counted
@@ -35,9 +41,13 @@ type cacheEntry struct {
 // is not safe for concurrent use: give each goroutine its own, or call Terms.
 type Analyzer struct {
 	cache *[cacheSlots]cacheEntry
-	word  []byte // the word being read, already case-folded
-	run   []rune // the bigram-script run being read
-	buf   []byte // scratch for encoding a bigram
+	// bare Analyzers (Terms' for short texts) never build the cache;
+	// uncached is their lookup's answer.
+	bare     bool
+	uncached cacheEntry
+	word     []byte // the word being read, already case-folded
+	run      []rune // the bigram-script run being read
+	buf      []byte // scratch for encoding a bigram
 
 	// Where terms go: appended to out, or counted into counter.
 	out     []string
@@ -48,15 +58,22 @@ type Analyzer struct {
 	terms []string
 }
 
-var pool = sync.Pool{New: func() any { return new(Analyzer) }}
+var (
+	pool     = sync.Pool{New: func() any { return new(Analyzer) }}
+	barePool = sync.Pool{New: func() any { return &Analyzer{bare: true} }}
+)
 
 // Terms returns the terms of text in order, duplicates kept, exactly as the
 // index stores them and as queries must be analyzed. It is safe for
 // concurrent use and never fails: invalid UTF-8 bytes separate words.
 func Terms(text string) []string {
-	a := pool.Get().(*Analyzer)
+	p := &pool
+	if len(text) < cacheFrom {
+		p = &barePool
+	}
+	a := p.Get().(*Analyzer)
 	t := a.AppendTerms(nil, text)
-	pool.Put(a)
+	p.Put(a)
 	return t
 }
 
@@ -83,7 +100,7 @@ func (a *Analyzer) AppendTerms(dst []string, text string) []string {
 
 // scan analyzes text, emitting each term to the Analyzer's sink.
 func (a *Analyzer) scan(text string) {
-	if a.cache == nil {
+	if a.cache == nil && !a.bare {
 		a.cache = new([cacheSlots]cacheEntry)
 	}
 	if !isASCII(text) {
@@ -226,6 +243,10 @@ func (a *Analyzer) intern(r1, r2 rune) *cacheEntry {
 // lookup returns the cache entry of w, computing and caching its term on a
 // miss.
 func (a *Analyzer) lookup(w []byte, analyze func([]byte) string) *cacheEntry {
+	if a.cache == nil {
+		a.uncached = cacheEntry{term: analyze(w)}
+		return &a.uncached
+	}
 	set := a.cache[hash(w)&(cacheSlots-2):]
 	if set[0].word == string(w) && set[0].word != "" {
 		return &set[0]

@@ -3,6 +3,7 @@ package lexical
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -210,4 +211,24 @@ func pieces(text string, n int) []string {
 		text = text[k:]
 	}
 	return out
+}
+
+// TestShortTextsSkipTheCache: a query analyzed after a collection emptied
+// the pool once allocated a whole 2.5 MiB word cache; short texts now go
+// without one, to the same terms.
+func TestShortTextsSkipTheCache(t *testing.T) {
+	const q = "watering the tomatoes' roots 東京都 in Zürich"
+	want := new(Analyzer).Terms(q)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC() // twice: the pools' victim caches go too
+	runtime.ReadMemStats(&before)
+	got := Terms(q)
+	runtime.ReadMemStats(&after)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Terms(%q) = %q, the cached analyzer gives %q", q, got, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("Terms of a %d-byte query allocated %d bytes; it should not build the word cache", len(q), n)
+	}
 }

@@ -1,7 +1,7 @@
 // Command chatbench measures chat through a real memd against the same
 // generator called in-process, and recall latency while chats stream.
 //
-// Method. internal/chatmodel's bigram model is the generator of both
+// Method. testmodel.WriteChatModel's bigram model is the generator of both
 // sides, with the same slots and threads: its decode step is about as cheap
 // as llama.cpp gets, so memd's per-token costs show as much as they can.
 // With -embd N a random-weight llama with a Gemma template stands in, for

@@ -22,7 +22,6 @@ import (
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/inference/llama"
 	"github.com/memd-dev/memd/inference/testmodel"
-	"github.com/memd-dev/memd/internal/chatmodel"
 )
 
 var (
@@ -54,7 +53,7 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	model, err := chatmodel.Write(dir)
+	model, err := testmodel.WriteChatModel(dir)
 	if *embd > 0 {
 		model, err = testmodel.WriteLlama(dir, testmodel.Config{Seed: 7, Embd: *embd, Layers: 4, Heads: 4, Ctx: 2048, ChatTemplate: true})
 	}
@@ -96,7 +95,7 @@ func run() error {
 		return err
 	}
 	defer g.Close()
-	name := "internal/chatmodel's bigram (the cheapest possible decode, so overhead shows most)"
+	name := "inference/testmodel's bigram (the cheapest possible decode, so overhead shows most)"
 	if *embd > 0 {
 		name = fmt.Sprintf("random llama, n_embd %d, 4 layers, Gemma template", *embd)
 	}

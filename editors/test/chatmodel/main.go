@@ -1,13 +1,13 @@
-// Command chatmodel writes internal/chatmodel's generated generator into
-// a folder and prints its path: the editor tests' chat model, whose answer
-// ("water is good[1]") is known in advance.
+// Command chatmodel writes testmodel.WriteChatModel's generated generator
+// into a folder and prints its path: the editor tests' chat model, whose
+// answer (testmodel.ChatAnswer, "water is good[1]") is known in advance.
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/memd-dev/memd/internal/chatmodel"
+	"github.com/memd-dev/memd/inference/testmodel"
 )
 
 func main() {
@@ -15,7 +15,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: chatmodel DIR")
 		os.Exit(2)
 	}
-	path, err := chatmodel.Write(os.Args[1])
+	path, err := testmodel.WriteChatModel(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chatmodel:", err)
 		os.Exit(1)

@@ -6,13 +6,12 @@ import (
 	"os"
 
 	"github.com/memd-dev/memd/inference/testmodel"
-	"github.com/memd-dev/memd/internal/chatmodel"
 )
 
 func main() {
 	dir := flag.String("dir", ".", "folder to write the models into")
 	flag.Parse()
-	gen, err := chatmodel.Write(*dir)
+	gen, err := testmodel.WriteChatModel(*dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "writemodels:", err)
 		os.Exit(1)

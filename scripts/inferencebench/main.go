@@ -21,6 +21,7 @@ import (
 
 type options struct {
 	lib, model, dir        string
+	gemma4                 string // Gemma 4 vocab GGUF: generate a gemma4 model over it
 	threads, batch, prompt int
 	gen, serial, reps      int
 	conc                   []int
@@ -35,6 +36,7 @@ func main() {
 	var conc string
 	flag.StringVar(&o.lib, "lib", os.Getenv("MEMD_LLAMA_LIB"), "folder with libllama (default $MEMD_LLAMA_LIB)")
 	flag.StringVar(&o.model, "model", "", "GGUF to benchmark instead of a generated one")
+	flag.StringVar(&o.gemma4, "gemma4", "", "ggml-vocab-gemma-4.gguf: generate a small gemma4-architecture model with its real 262k-token vocabulary instead")
 	flag.StringVar(&o.dir, "dir", "", "folder for generated models (default a temporary one, removed after)")
 	flag.IntVar(&o.threads, "threads", runtime.NumCPU(), "CPU threads per decode")
 	flag.IntVar(&o.batch, "batch", 512, "tokens per decode (n_batch)")
@@ -113,6 +115,14 @@ func genModel(o options) (string, error) {
 	if o.model != "" {
 		return o.model, nil
 	}
+	start := time.Now()
+	if o.gemma4 != "" {
+		path, err := testmodel.WriteGemma4(o.dir, testmodel.Gemma4Config{VocabPath: o.gemma4, Seed: 1})
+		if err == nil {
+			fmt.Printf("generated %s in %v\n", path, time.Since(start).Round(time.Millisecond))
+		}
+		return path, err
+	}
 	cfg := testmodel.TinyLlama()
 	if o.small {
 		cfg = testmodel.Config{Name: "small", Vocab: 32000, Embd: 256, Layers: 4, Heads: 8, HeadsKV: 2, FF: 704, Ctx: 2048, F16: true}
@@ -121,7 +131,6 @@ func genModel(o options) (string, error) {
 	if o.q8 {
 		cfg.Name, cfg.Q8 = cfg.Name+"-q8", true
 	}
-	start := time.Now()
 	path, err := testmodel.WriteLlama(o.dir, cfg)
 	if err == nil {
 		fmt.Printf("generated %s in %v\n", path, time.Since(start).Round(time.Millisecond))

@@ -1,4 +1,4 @@
-// Command bench measures the inference scheduler against the work it
+// Command inferencebench measures the inference scheduler against the work it
 // batches.
 //
 // Method. A random-weight llama model is generated into a temporary folder
@@ -26,6 +26,9 @@
 // inputs through an Embedder packing 1 and 32 inputs per decode, on a
 // generated embedding-shaped model (mean pooling).
 //
+// -gemma4 VOCAB generates instead a small model of llama.cpp's gemma4
+// architecture over Gemma 4's real 262,144-token vocabulary (see
+// testmodel.WriteGemma4), where per-step work over the logits weighs most;
 // -q8 generates the model in Q8_0; -kv-unified=false gives each sequence
 // its own KV stream; -write-model only writes the generated model into
 // -dir (so a later run can pass it to -model); -log debug prints
@@ -33,5 +36,5 @@
 //
 // Usage:
 //
-//	go run ./inference/bench -lib /path/to/llama/libs [-threads 2] [-small]
+//	go run ./scripts/inferencebench -lib /path/to/llama/libs [-threads 2] [-small]
 package main

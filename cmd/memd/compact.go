@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// The store is compacted by itself when the space not holding data passes
+// compactShare of a file of at least compactMinBytes (a full reindex
+// leaves about two thirds of the file so), checked every compactEvery.
+const (
+	compactShare    = 0.5
+	compactMinBytes = 64 << 20
+	compactEvery    = 10 * time.Minute
+)
+
+// compactWhenWasteful checks the store's space every compactEvery until
+// ctx ends, and compacts it when it is wasteful.
+func compactWhenWasteful(ctx context.Context, db *store.DB, log *slog.Logger) {
+	t := time.NewTicker(compactEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if sp := db.Space(); sp.Wasteful(compactShare, compactMinBytes) {
+			compactStore(db, sp, log)
+		}
+	}
+}
+
+func compactStore(db *store.DB, sp store.Space, log *slog.Logger) {
+	start := time.Now()
+	before, after, err := db.Compact()
+	if err != nil {
+		log.Warn("compact the store", "err", err)
+		return
+	}
+	log.Info("compacted the store", "before", before, "after", after, "live", sp.LiveBytes, "took", time.Since(start).Round(time.Millisecond))
+}

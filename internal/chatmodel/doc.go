@@ -1,6 +1,0 @@
-// Package chatmodel writes a generated generator whose chat answer is
-// known, for tests and benchmarks of chat through memd: a bigram model
-// (inference/testmodel) whose greedy output after any prompt cycles through
-// Answer+"." forever. It has no chat template, so memd renders a plain
-// transcript for it; a stop string "." ends the answer after one cycle.
-package chatmodel
