@@ -35,7 +35,7 @@ func benchRegister(b *testing.B, ix *Indexer, root string) {
 	if err := ix.db.Update(func(tx *store.Tx) error { return tx.PutFolder(store.Folder{Path: root}) }); err != nil {
 		b.Fatal(err)
 	}
-	ix.ensureRuntime(root)
+	ix.folders.ensure(root)
 }
 
 // benchNote is a new note at path of a size typical of a notes folder:
@@ -67,7 +67,7 @@ func benchPut(b *testing.B, ix *Indexer, root string, paths []string, seed int) 
 		for i, p := range paths[:k] {
 			outs[i] = benchNote(root, p, seed+i)
 		}
-		if _, err := ix.commit(outs); err != nil {
+		if _, err := ix.worker.commit(outs); err != nil {
 			b.Fatal(err)
 		}
 		paths, seed = paths[k:], seed+k
@@ -96,7 +96,7 @@ func BenchmarkWriteNewNotes(b *testing.B) {
 			i++
 		}
 		b.StartTimer()
-		if _, err := ix.commit(outs); err != nil {
+		if _, err := ix.worker.commit(outs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -155,7 +155,7 @@ func BenchmarkRenameNotes(b *testing.B) {
 			n.Path = to[i]
 			outs[i] = outcome{job: store.Job{Path: to[i], Folder: root}, kind: outMove, note: &n, from: from[i]}
 		}
-		if _, err := ix.commit(outs); err != nil {
+		if _, err := ix.worker.commit(outs); err != nil {
 			b.Fatal(err)
 		}
 		for _, o := range outs {

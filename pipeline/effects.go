@@ -25,6 +25,7 @@ type txEffects struct {
 	// unembedded: a note was written without vectors although an
 	// embedder is configured; the re-embed loop picks it up.
 	unembedded bool
+	enrich     bool // a note was queued for the model stages
 }
 
 func (e *txEffects) chunker(name string, delta int) {
@@ -60,6 +61,9 @@ func (e *txEffects) noteRemoved(n *store.Note) {
 // committed transaction did.
 func (ix *Indexer) afterCommit(eff *txEffects) {
 	ix.tally.apply(eff)
+	if eff.enrich {
+		ix.enricher.notify()
+	}
 	if ix.vectors != nil {
 		ix.vectors.Committed(eff.removed, eff.puts, eff.unembedded)
 	}

@@ -48,7 +48,7 @@ func (ix *Indexer) AddFolder(ctx context.Context, path string) (store.Folder, er
 	for _, f := range folders {
 		switch {
 		case f.Path == root:
-			ix.ensureRuntime(root)
+			ix.folders.ensure(root)
 			ix.startWatch(root)
 			return f, nil
 		case within(f.Path, root):
@@ -62,9 +62,13 @@ func (ix *Indexer) AddFolder(ctx context.Context, path string) (store.Folder, er
 	if err := ix.db.Update(func(tx *store.Tx) error { return tx.PutFolder(f) }); err != nil {
 		return store.Folder{}, fmt.Errorf("add folder %s: %w", root, err)
 	}
-	ix.ensureRuntime(root)
+	ix.folders.ensure(root)
 	ix.startWatch(root)
 	if _, err := ix.reconcile(ctx, root); err != nil {
+		if isTransientWrite(err) {
+			ix.folders.markMissed(root)
+			return f, fmt.Errorf("add folder %s: it is registered, and its notes are queued once the store can be written: %w", root, err)
+		}
 		return f, fmt.Errorf("add folder %s: scan: %w", root, err)
 	}
 	return f, nil
@@ -88,12 +92,13 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 		}
 		return fmt.Errorf("remove folder %s: %w", path, err)
 	}
+	ix.folders.drop(root)
 	ix.mu.Lock()
 	w := ix.w
-	delete(ix.folders, root)
 	ix.mu.Unlock()
 	if w != nil {
 		w.removeTree(root)
+		w.stopAwaiting(root)
 	}
 	prefix := dirPrefix(root)
 	var ev memd.Event
@@ -130,15 +135,9 @@ func (ix *Indexer) Folders() []FolderState {
 	if err != nil {
 		ix.log.Warn("list folders", "err", err)
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	out := make([]FolderState, 0, len(folders))
 	for _, f := range folders {
-		st := FolderState{Path: f.Path, Added: f.Added}
-		if rt := ix.folders[f.Path]; rt != nil {
-			st.Watching, st.Error = rt.watching, rt.err
-		}
-		out = append(out, st)
+		out = append(out, ix.folders.state(f))
 	}
 	return out
 }
@@ -150,7 +149,7 @@ func (ix *Indexer) loadFolders() error {
 		return err
 	}
 	for _, f := range folders {
-		ix.ensureRuntime(f.Path)
+		ix.folders.ensure(f.Path)
 	}
 	return nil
 }
@@ -165,38 +164,6 @@ func (ix *Indexer) storedFolders() ([]store.Folder, error) {
 	return folders, err
 }
 
-// ensureRuntime adds root to the folder table, reading its ignore files.
-func (ix *Indexer) ensureRuntime(root string) {
-	ix.mu.Lock()
-	_, ok := ix.folders[root]
-	ix.mu.Unlock()
-	if ok {
-		return
-	}
-	rules, err := loadIgnoreRules(root)
-	if err != nil {
-		ix.log.Warn("read ignore file; its patterns are not applied", "folder", root, "err", err)
-	}
-	ix.mu.Lock()
-	if _, ok := ix.folders[root]; !ok {
-		ix.folders[root] = &folderRuntime{rules: rules}
-	}
-	ix.mu.Unlock()
-}
-
-// reloadRules re-reads root's ignore files after one changed.
-func (ix *Indexer) reloadRules(root string) {
-	rules, err := loadIgnoreRules(root)
-	if err != nil {
-		ix.log.Warn("read ignore file; its patterns are not applied", "folder", root, "err", err)
-	}
-	ix.mu.Lock()
-	if rt := ix.folders[root]; rt != nil {
-		rt.rules = rules
-	}
-	ix.mu.Unlock()
-}
-
 // startWatch watches root's tree while Run runs; otherwise Run will.
 func (ix *Indexer) startWatch(root string) {
 	ix.mu.Lock()
@@ -205,55 +172,6 @@ func (ix *Indexer) startWatch(root string) {
 	if w != nil {
 		w.watchFolder(root)
 	}
-}
-
-func (ix *Indexer) setFolderState(root string, watching bool, errText string) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if rt := ix.folders[root]; rt != nil {
-		rt.watching, rt.err = watching, errText
-	}
-}
-
-func (ix *Indexer) folderWatching(root string) bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	rt := ix.folders[root]
-	return rt != nil && rt.watching
-}
-
-// folderOf returns the registered folder that holds path (or is path) and
-// its ignore rules.
-func (ix *Indexer) folderOf(path string) (string, *ignoreRules, bool) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for root, rt := range ix.folders {
-		if path == root || within(path, root) {
-			return root, rt.rules, true
-		}
-	}
-	return "", nil, false
-}
-
-// rulesFor returns the ignore rules of a registered root.
-func (ix *Indexer) rulesFor(root string) (*ignoreRules, bool) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	rt := ix.folders[root]
-	if rt == nil {
-		return nil, false
-	}
-	return rt.rules, true
-}
-
-func (ix *Indexer) roots() []string {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	out := make([]string, 0, len(ix.folders))
-	for root := range ix.folders {
-		out = append(out, root)
-	}
-	return out
 }
 
 // canonicalDir resolves path to the absolute, clean, symlink-free path of

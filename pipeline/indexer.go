@@ -18,7 +18,13 @@ import (
 
 // Indexer keeps the store in line with the registered folders: it reconciles
 // them at start and every Config.Reconcile, watches them, queues changed
-// paths as durable jobs and indexes them in group-committed batches.
+// paths as durable jobs and indexes them in group-committed batches; with
+// models configured, it enriches each note in the background afterwards.
+//
+// It wires parts that know little of each other: the folder registry, the
+// watcher (which reads the registry as a folderTable and reports to the
+// Indexer as its watchSink), the job queue, the batch worker (reporting
+// through batchHost), the model stages and the enricher.
 //
 // All methods are safe for concurrent use. Folder methods work before Run
 // too (their jobs wait in the store's queue); watching and indexing happen
@@ -28,62 +34,59 @@ type Indexer struct {
 	cfg Config
 	log *slog.Logger
 
-	events  broadcaster
-	indexed atomic.Int64
-	wake    chan struct{} // capacity 1: jobs were queued
-	started chan struct{} // closed when Run begins
-	reqs    chan string   // folder roots to reconcile soon
+	folders  *folderRegistry
+	queue    *jobQueue
+	stages   *modelStages
+	worker   *batchWorker
+	enricher *enricher
+	events   broadcaster
+	indexed  atomic.Int64
+	started  chan struct{} // closed when Run begins
+	reqs     chan string   // folder roots to reconcile soon
 
 	folderMu sync.Mutex // serializes AddFolder and RemoveFolder
-	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, against Forget, Reindex, RemoveFolder
+	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, and an enrichment's commit, against Forget, Reindex, RemoveFolder
 
-	preparers []*preparer // owned by the worker goroutine
+	busy atomic.Int64 // batches and reconciles under way
 
-	busy       atomic.Int64 // batches and reconciles under way
-	debouncing atomic.Int64 // changed paths waiting out the debounce
+	vectors *vector.Writer // nil without an embedder
+	tally   chunkerTally
 
-	// Model stages; fixed at NewIndexer.
-	chunkOn     bool           // the chunk model runs
-	chunkStatus string         // ChunkerStatus
-	vectors     *vector.Writer // nil without an embedder
-	noTemplate  atomic.Bool    // the generator has no chat template: plain prompts
-	stats       stageCounters
-	tally       chunkerTally
-
-	mu      sync.Mutex
-	ran     bool
-	w       *watcher                  // non-nil while Run runs
-	folders map[string]*folderRuntime // registered roots
-	batch   bool                      // a batch is between reading its jobs and its commit
-	redo    map[string]bool           // paths that changed while a batch was open
-}
-
-type folderRuntime struct {
-	rules    *ignoreRules
-	watching bool
-	err      string
+	mu  sync.Mutex
+	ran bool
+	w   *watcher // non-nil while Run runs
 }
 
 // NewIndexer returns an indexer over db. It does nothing until Run or a
 // folder method is called.
 func NewIndexer(db *store.DB, cfg Config) *Indexer {
 	cfg = cfg.withDefaults()
+	log := cfg.Logger.With("component", "pipeline")
 	ix := &Indexer{
 		db:      db,
 		cfg:     cfg,
-		log:     cfg.Logger.With("component", "pipeline"),
-		wake:    make(chan struct{}, 1),
+		log:     log,
+		folders: newFolderRegistry(log),
+		queue:   newJobQueue(db),
+		stages:  newModelStages(cfg, log),
 		started: make(chan struct{}),
 		reqs:    make(chan string, 16),
-		folders: map[string]*folderRuntime{},
 	}
-	ix.chunkOn, ix.chunkStatus = chunkReady(cfg)
 	if e := cfg.Embedder; e != nil {
 		ix.vectors = vector.NewWriter(db, e, vector.WriterConfig{
 			Serving: cfg.Vectors, Logger: ix.log,
-			OnEmbed: func(chunks, tokens int, took time.Duration) { ix.stats.embed.add(chunks, tokens, 0, took) },
+			OnEmbed: func(chunks, tokens int, took time.Duration) { ix.stages.stats.embed.add(chunks, tokens, 0, took) },
 			OnError: func(what string, err error) { ix.emitError(what, err) },
 		})
+		ix.stages.vectors = ix.vectors
+	}
+	ix.worker = &batchWorker{
+		db: db, cfg: cfg, log: log, queue: ix.queue, folders: ix.folders, enrich: ix.stages.on(),
+		writeMu: &ix.writeMu, busy: &ix.busy, host: ix,
+	}
+	ix.enricher = &enricher{
+		db: db, stages: ix.stages, log: log, commitMu: &ix.writeMu, committed: ix.enriched,
+		wake: make(chan struct{}, 1),
 	}
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)
@@ -113,15 +116,18 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		ix.busy.Add(-1)
 		return err
 	}
-	w := newWatcher(ix, fw)
+	w := newWatcher(fw, ix.folders, ix, ix.cfg.Debounce, ix.log)
 	ix.mu.Lock()
 	ix.w = w
 	ix.mu.Unlock()
 
 	var wg sync.WaitGroup
 	wg.Go(func() { w.run(ctx) })
-	wg.Go(func() { ix.work(ctx) })
+	wg.Go(func() { ix.worker.run(ctx) })
 	wg.Go(func() { ix.reconcileLoop(ctx) })
+	if ix.stages.on() {
+		wg.Go(func() { ix.enricher.run(ctx) })
+	}
 	if ix.vectors != nil {
 		wg.Go(func() { ix.vectors.Run(ctx) })
 	}
@@ -129,10 +135,8 @@ func (ix *Indexer) Run(ctx context.Context) error {
 
 	ix.mu.Lock()
 	ix.w = nil
-	for _, f := range ix.folders {
-		f.watching = false
-	}
 	ix.mu.Unlock()
+	ix.folders.stopWatching()
 	return fw.Close()
 }
 
@@ -171,20 +175,36 @@ func (ix *Indexer) DroppedEvents() int64 { return ix.events.dropped.Load() }
 func (ix *Indexer) IndexedSinceStart() int64 { return ix.indexed.Load() }
 
 // Idle reports whether no work is pending: nothing queued, no change
-// waiting out the debounce, no batch or reconcile under way. A change the
+// waiting out the debounce, no batch or reconcile under way, and, with
+// models configured, no note waiting for its model stages. A change the
 // watcher has not reported yet is not seen.
 func (ix *Indexer) Idle() bool {
-	if ix.busy.Load() > 0 || ix.debouncing.Load() > 0 {
+	if ix.busy.Load() > 0 || ix.debouncing() > 0 {
 		return false
 	}
 	pending := 0
 	if err := ix.db.View(func(tx *store.Tx) error {
-		pending = tx.Counts().Pending
+		c := tx.Counts()
+		pending = c.Pending
+		if ix.stages.on() {
+			pending += c.Enriching
+		}
 		return nil
 	}); err != nil {
 		return false
 	}
-	return pending == 0 && ix.busy.Load() == 0 && ix.debouncing.Load() == 0
+	return pending == 0 && ix.busy.Load() == 0 && ix.debouncing() == 0
+}
+
+// debouncing is how many changed paths wait out the watcher's debounce.
+func (ix *Indexer) debouncing() int64 {
+	ix.mu.Lock()
+	w := ix.w
+	ix.mu.Unlock()
+	if w == nil {
+		return 0
+	}
+	return w.debouncing()
 }
 
 // WaitIdle returns nil once Idle is true, or ctx's error. Work queued
@@ -202,11 +222,18 @@ func (ix *Indexer) WaitIdle(ctx context.Context) error {
 	return nil
 }
 
-// notify wakes the worker: jobs were queued.
-func (ix *Indexer) notify() {
-	select {
-	case ix.wake <- struct{}{}:
-	default:
+// committed tells the rest of memd what a batch's commit did.
+func (ix *Indexer) committed(eff *txEffects, indexed int64) {
+	ix.afterCommit(eff)
+	ix.indexed.Add(indexed)
+}
+
+// enriched tells the rest of memd what an enrichment commit did.
+func (ix *Indexer) enriched(eff *txEffects, evs []memd.Event, requeued bool) {
+	ix.afterCommit(eff)
+	ix.emit(evs...)
+	if requeued {
+		ix.queue.notify()
 	}
 }
 
@@ -225,4 +252,41 @@ func (ix *Indexer) emit(evs ...memd.Event) { ix.events.send(evs...) }
 func (ix *Indexer) emitError(msg string, err error, attrs ...any) {
 	ix.log.Warn(msg, append(attrs, "err", err)...)
 	ix.emit(memd.Event{Type: memd.EventError, Reason: fmt.Sprintf("%s: %v", msg, err), At: time.Now().UTC()})
+}
+
+// The Indexer is the watcher's sink: what the watcher sees becomes jobs,
+// reconciles and folder states here.
+
+func (ix *Indexer) changed(root string, paths []string) {
+	paths = ix.recordBadNames(root, paths)
+	ix.queue.changed(paths)
+	if err := ix.queue.add(root, paths); err != nil {
+		ix.emitError("queue changed files", err, "folder", root)
+		if isTransientWrite(err) {
+			ix.folders.markMissed(root)
+		}
+	}
+}
+
+func (ix *Indexer) ignoreFileChanged(root string) {
+	ix.folders.reloadRules(root)
+	ix.requestReconcile(root)
+}
+
+func (ix *Indexer) folderBack(root string) { ix.requestReconcile(root) }
+
+func (ix *Indexer) overflowed() { ix.requestReconcile("") }
+
+func (ix *Indexer) storedUnder(prefix string) []string {
+	var paths []string
+	err := ix.db.View(func(tx *store.Tx) error {
+		return tx.ForEachNote(prefix, func(n *store.Note) error {
+			paths = append(paths, n.Path)
+			return nil
+		})
+	})
+	if err != nil {
+		ix.log.Warn("list notes of a removed directory", "dir", prefix, "err", err)
+	}
+	return paths
 }

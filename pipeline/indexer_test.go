@@ -528,11 +528,18 @@ func TestAddFolder(t *testing.T) {
 	if f3, err := ti.AddFolder(bg, link); err != nil || f3.Path != dir {
 		t.Errorf("AddFolder through a link = %+v, %v; want %s", f3, err, dir)
 	}
-	if _, err := ti.AddFolder(bg, filepath.Join(dir, "sub")); !errors.Is(err, ErrNestedFolder) {
-		t.Errorf("folder inside: %v, want ErrNestedFolder", err)
+	// The message says which way the folders nest, and only the folder
+	// around the registered one is told to remove it (issue 14, defect 7).
+	_, err = ti.AddFolder(bg, filepath.Join(dir, "sub"))
+	if !errors.Is(err, ErrNestedFolder) || !strings.Contains(err.Error(), filepath.Join(dir, "sub")+" is inside "+dir) || strings.Contains(err.Error(), "memctl rm") {
+		t.Errorf("folder inside: %v, want ErrNestedFolder saying it is inside %s", err, dir)
 	}
-	if _, err := ti.AddFolder(bg, filepath.Dir(dir)); !errors.Is(err, ErrNestedFolder) {
-		t.Errorf("folder containing: %v, want ErrNestedFolder", err)
+	_, err = ti.AddFolder(bg, filepath.Dir(dir))
+	if !errors.Is(err, ErrNestedFolder) || !strings.Contains(err.Error(), filepath.Dir(dir)+" contains "+dir) || !strings.Contains(err.Error(), "memctl rm "+dir) {
+		t.Errorf("folder containing: %v, want ErrNestedFolder saying it contains %s", err, dir)
+	}
+	if _, err = ti.AddFolder(bg, "/"); err == nil || !strings.Contains(err.Error(), "/ contains "+dir) {
+		t.Errorf("adding /: %v, want it to say / contains %s", err, dir)
 	}
 	for _, p := range []string{filepath.Join(dir, "alpha.md"), filepath.Join(dir, "missing"), ""} {
 		if _, err := ti.AddFolder(bg, p); !errors.Is(err, ErrNotDir) {

@@ -36,7 +36,7 @@ func (ix *Indexer) chunkerFingerprint() string {
 		return ""
 	}
 	adapter := "none"
-	if ix.chunkOn {
+	if ix.stages.chunkOn {
 		adapter = ix.cfg.ChunkAdapter
 		if af, ok := g.(adapterFiles); ok {
 			if path := af.Config().Adapters[ix.cfg.ChunkAdapter]; path != "" {

@@ -48,110 +48,194 @@ type outcome struct {
 	reason string // outSkip, outRetry
 	size   int64
 
-	// Set for outPut when model stages are configured; the stages replace
-	// chunks and fill vectors (by chunk ordinal, nil entries for none).
+	// enrich: outPut queues the note for the model stages (phase two).
+	enrich bool
+	// Set by the model stages, which replace chunks and fill vectors (by
+	// chunk ordinal, nil entries for none).
 	parsed   *parse.Note
 	vectors  [][]float32
 	vectorFP string
-	staged   time.Time // when the model stages began, without writeMu
 
 	retried, indexed bool // set by apply
 }
 
 // preparer computes outcomes on one goroutine, with its own analyzer.
 type preparer struct {
-	ix    *Indexer
+	w     *batchWorker
 	skips map[string]store.Skip
 	terms termCounter
 }
 
+// noteFile is a note's file as read for one job.
+type noteFile struct {
+	stat    fileStat
+	content []byte
+	hash    string // hex SHA-256 of content
+}
+
+// prepare reads the job's file, compares it with the stored note and, when
+// its content is new, parses it into the note to write.
 func (p *preparer) prepare(j store.Job) outcome {
 	o := outcome{job: j}
-	rules, ok := p.ix.rulesFor(j.Folder)
+	rules, ok := p.w.folders.rules(j.Folder)
 	if !ok {
 		return o // folder removed; apply finishes the job
 	}
-	fi, err := os.Lstat(j.Path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return p.gone(o)
-	case err != nil:
-		return retry(o, err)
-	case rules.ignored(j.Path, false) || !isNoteName(j.Path):
-		o.kind = outRemove
-		return o
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return skipFor(o, ReasonSymlink)
-	case !fi.Mode().IsRegular():
-		o.kind = outRemove
+	f, decided := p.read(&o, rules)
+	if decided {
 		return o
 	}
-	stat := fileStat{size: fi.Size(), mtime: fi.ModTime()}
-	o.size = stat.size
-	skip, skipped := p.skips[j.Path]
-	if skipped && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
-		return o
-	}
-	max := p.ix.cfg.MaxFileBytes
-	if stat.size > max {
-		return tooBig(o, stat.size, max)
-	}
-	content, err := readLimited(j.Path, stat.size, max)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return p.gone(o)
-	case errors.Is(err, errTooBig):
-		return tooBig(o, max+1, max)
-	case err != nil:
-		return retry(o, err)
-	}
-	sum := sha256.Sum256(content)
-	hash := hex.EncodeToString(sum[:])
-
-	stored, moveFrom, err := p.lookup(j.Path, hash)
+	stored, moveFrom, err := p.lookup(j.Path, f.hash)
 	if err != nil {
 		return retry(o, err)
 	}
-	if stored != nil && stored.Hash == hash && stored.Size >= 0 {
-		if stored.Size == stat.size && stored.ModTime.Equal(stat.mtime) && !skipped {
-			return o
-		}
-		n := *stored
-		n.Size, n.ModTime = stat.size, stat.mtime
-		o.kind, o.note = outRefresh, &n
+	if stored != nil && stored.Hash == f.hash && stored.Size >= 0 {
+		return p.sameContent(o, stored, f.stat)
+	}
+	pn, decided := parseFile(&o, f.content)
+	if decided {
 		return o
 	}
+	n := newNote(j, f, pn)
+	if moveFrom != nil {
+		n.Chunker = moveFrom.Chunker
+		o.kind, o.note, o.from = outMove, n, moveFrom.Path
+		return o
+	}
+	// Keyword search must not wait for a model: the note goes in with the
+	// heuristic's chunks now, and the model stages replace them later.
+	o.kind, o.note, o.enrich = outPut, n, p.w.enrich
+	o.chunks = p.chunks(pn)
+	return o
+}
 
-	pn, err := parse.Parse(j.Path, content)
+// read opens the job's file inside its folder and reads it, and decides
+// the outcome (true) when there is nothing to parse: the file is gone, is
+// no note, was forgotten and is unchanged, is too big or cannot be read now.
+func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
+	j := o.job
+	if rules.ignored(j.Path, false) || !isNoteName(j.Path) {
+		o.kind = outRemove
+		return noteFile{}, true
+	}
+	file, stat, err := openNote(j.Folder, j.Path)
+	switch {
+	case errors.Is(err, errFolderUnreachable):
+		return noteFile{}, true // kept, as for a vanished folder
+	case errors.Is(err, fs.ErrNotExist):
+		*o = p.gone(*o)
+		return noteFile{}, true
+	case errors.Is(err, errLinkInPath) && isLink(j.Path):
+		*o = skipFor(*o, ReasonSymlink)
+		return noteFile{}, true
+	case errors.Is(err, errLinkInPath), errors.Is(err, errNotRegular):
+		o.kind = outRemove // a link above it: the file is not in the folder
+		return noteFile{}, true
+	case err != nil:
+		*o = retry(*o, err)
+		return noteFile{}, true
+	}
+	defer file.Close()
+	o.size = stat.size
+	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
+		return noteFile{}, true
+	}
+	max := p.w.cfg.MaxFileBytes
+	if stat.size > max {
+		*o = tooBig(*o, stat.size, max)
+		return noteFile{}, true
+	}
+	f, err := readNote(file, stat, max)
+	switch {
+	case errors.Is(err, errTooBig):
+		*o = tooBig(*o, max+1, max)
+		return f, true
+	case err != nil:
+		*o = retry(*o, err)
+		return f, true
+	}
+	return f, false
+}
+
+// openNote opens the regular file at path in folder (see openInFolder)
+// and stats it; anything but a regular file is errLinkInPath's kin: not a
+// note of the folder.
+func openNote(folder, path string) (*os.File, fileStat, error) {
+	file, err := openInFolder(folder, path)
+	if err != nil {
+		return nil, fileStat{}, err
+	}
+	fi, err := file.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("open %s: %w: not a regular file", path, errNotRegular)
+	}
+	if err != nil {
+		file.Close()
+		return nil, fileStat{}, err
+	}
+	return file, fileStat{size: fi.Size(), mtime: fi.ModTime()}, nil
+}
+
+// isLink reports whether path itself (its last component) is a symlink.
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// errNotRegular means a note's path names a directory, FIFO or device.
+var errNotRegular = errors.New("not a regular file")
+
+// readNote reads an opened note of stat, at most max bytes, and hashes it.
+func readNote(file io.Reader, stat fileStat, max int64) (noteFile, error) {
+	content, err := readLimited(file, stat.size, max)
+	if err != nil {
+		return noteFile{}, err
+	}
+	sum := sha256.Sum256(content)
+	return noteFile{stat: stat, content: content, hash: hex.EncodeToString(sum[:])}, nil
+}
+
+// sameContent is the outcome for a file whose content is stored already:
+// nothing, or new size and mtime (or a skip to clear).
+func (p *preparer) sameContent(o outcome, stored *store.Note, stat fileStat) outcome {
+	_, skipped := p.skips[o.job.Path]
+	if stored.Size == stat.size && stored.ModTime.Equal(stat.mtime) && !skipped {
+		return o
+	}
+	n := *stored
+	n.Size, n.ModTime = stat.size, stat.mtime
+	o.kind, o.note = outRefresh, &n
+	return o
+}
+
+// parseFile parses content, deciding a skip (true) when it is no text note.
+func parseFile(o *outcome, content []byte) (*parse.Note, bool) {
+	pn, err := parse.Parse(o.job.Path, content)
 	switch {
 	case errors.Is(err, parse.ErrBinary):
-		return skipFor(o, reasonBinary)
+		*o = skipFor(*o, reasonBinary)
 	case errors.Is(err, parse.ErrNotUTF8):
-		return skipFor(o, reasonNotUTF8)
+		*o = skipFor(*o, reasonNotUTF8)
 	case err != nil:
-		return skipFor(o, "could not parse: "+err.Error())
+		*o = skipFor(*o, "could not parse: "+err.Error())
+	default:
+		return pn, false
 	}
+	return nil, true
+}
+
+// newNote is the note to store for a parsed file, cut by the heuristic
+// until a model stage says otherwise.
+func newNote(j store.Job, f noteFile, pn *parse.Note) *store.Note {
 	n := &store.Note{
-		Path: j.Path, Folder: j.Folder, Size: stat.size, ModTime: stat.mtime, Hash: hash,
+		Path: j.Path, Folder: j.Folder, Size: f.stat.size, ModTime: f.stat.mtime, Hash: f.hash,
 		Title: pn.Title, Aliases: pn.Aliases, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
 		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
 	for _, b := range pn.Blocks {
 		n.Blocks = append(n.Blocks, b.ID)
 	}
-	if moveFrom != nil {
-		n.Chunker = moveFrom.Chunker
-		o.kind, o.note, o.from = outMove, n, moveFrom.Path
-		return o
-	}
-	o.kind, o.note = outPut, n
-	if !p.ix.chunkOn {
-		o.chunks = p.chunks(pn) // else the chunk stage cuts the note
-	}
-	if p.ix.staged() {
-		o.parsed = pn
-	}
-	return o
+	return n
 }
 
 // gone is the outcome for a path with no file: a removal, unless the whole
@@ -169,7 +253,7 @@ func (p *preparer) gone(o outcome) outcome {
 // renamed from). Notes marked for a forced re-index are never moved.
 func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err error) {
 	var candidates []*store.Note
-	err = p.ix.db.View(func(tx *store.Tx) error {
+	err = p.w.db.View(func(tx *store.Tx) error {
 		var err error
 		if stored, err = tx.LookupNote(path); err != nil {
 			return err
@@ -198,7 +282,7 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 // chunks cuts a parsed note with the heuristic and computes each chunk's
 // terms.
 func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	return newChunks(pn, chunk.Heuristic(pn, p.ix.cfg.Chunk), &p.terms, p.ix.cfg)
+	return newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg)
 }
 
 // newChunks turns chunks of pn into chunks to store, with their terms.
@@ -220,13 +304,9 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config)
 
 var errTooBig = errors.New("file grew over the size limit")
 
-// readLimited reads the file at path, failing with errTooBig past max bytes.
-func readLimited(path string, size, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// readLimited reads f, of size bytes by its stat, failing with errTooBig
+// past max bytes.
+func readLimited(f io.Reader, size, max int64) ([]byte, error) {
 	// Sized from the stat (plus the room ReadFrom wants free), so a note
 	// is one allocation rather than io.ReadAll's doublings; one byte past
 	// max shows the file grew.

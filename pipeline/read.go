@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 )
@@ -16,32 +14,24 @@ import (
 var ErrNotNote = errors.New("not a note")
 
 // ReadNote returns the content of the note file at path, which must lie
-// inside a registered folder. The file is opened through an os.Root on
-// that folder, so no symlink or ".." can lead the read outside it; a file
-// over the size limit is refused rather than cut.
+// inside a registered folder. The file is opened as the indexer opens
+// notes (openInFolder: O_NOFOLLOW on every component from the folder
+// root), so no symlink or ".." can lead the read outside it; a file over
+// the size limit is refused rather than cut.
 func (ix *Indexer) ReadNote(path string) ([]byte, error) {
 	p := canonicalNotePath(path)
-	root, _, ok := ix.folderOf(p)
+	root, _, ok := ix.folders.of(p)
 	if !ok || p == root {
 		return nil, fmt.Errorf("read %s: %w: it is not inside any folder memd indexes; `memctl status` lists them", path, ErrUnknownFolder)
 	}
 	if _, ok := parse.FormatOf(p); !ok {
 		return nil, fmt.Errorf("read %s: %w: memd reads Markdown, Org and text files only", path, ErrNotNote)
 	}
-	rel, err := filepath.Rel(root, p)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: open its folder: %w", path, err)
-	}
-	defer r.Close()
-	if fi, err := r.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %w: it is a symlink or special file, and memd reads only plain files", path, ErrNotNote)
-	}
-	f, err := r.Open(rel)
-	if err != nil {
+	f, _, err := openNote(root, p)
+	switch {
+	case errors.Is(err, errLinkInPath), errors.Is(err, errNotRegular):
+		return nil, fmt.Errorf("read %s: %w: a symlink is in its path or it is a special file, and memd reads only plain files", path, ErrNotNote)
+	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()

@@ -43,13 +43,13 @@ func (ix *Indexer) Reindex(ctx context.Context, path string) (int, error) {
 	type target struct{ root, path string }
 	var targets []target
 	if path == "" {
-		for _, root := range ix.roots() {
+		for _, root := range ix.folders.roots() {
 			targets = append(targets, target{root, root})
 		}
 		slices.SortFunc(targets, func(a, b target) int { return strings.Compare(a.root, b.root) })
 	} else {
 		p := canonicalPath(path)
-		root, _, ok := ix.folderOf(p)
+		root, _, ok := ix.folders.of(p)
 		if !ok {
 			return 0, fmt.Errorf("reindex %s: %w: it is not in any folder memd indexes", path, ErrUnknownFolder)
 		}
@@ -66,22 +66,26 @@ func (ix *Indexer) Reindex(ctx context.Context, path string) (int, error) {
 			return total, fmt.Errorf("reindex %s: %w", t.path, err)
 		}
 	}
-	ix.notify()
+	ix.queue.notify()
 	return total, nil
 }
 
 // reindexPath forces every note under p (a file or a directory in root).
 func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error) {
-	rules, ok := ix.rulesFor(root)
+	rules, ok := ix.folders.rules(root)
 	if !ok {
 		return 0, nil
 	}
 	var files map[string]fileStat
 	prefix, single := p, false
 	if dirExists(p) {
-		var err error
-		if files, _, err = walkNotes(ctx, p, rules); err != nil {
+		found, err := walkNotes(ctx, p, rules)
+		if err != nil {
 			return 0, err
+		}
+		files = found.files
+		if p == root {
+			defer ix.recordUnindexable(root, found) // the skips below are cleared
 		}
 		prefix = dirPrefix(p)
 	} else {
@@ -148,7 +152,7 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 // neither indexed nor on disk gives store.ErrNotFound.
 func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	p := canonicalNotePath(path)
-	root, _, ok := ix.folderOf(p)
+	root, _, ok := ix.folders.of(p)
 	if !ok || p == root {
 		return errorOf(ErrUnknownFolder, "%s is in no folder memd indexes; memctl status lists them", path)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/pipeline/parse"
@@ -26,21 +27,28 @@ func isNoteName(path string) bool {
 	return ok
 }
 
+// walk is what walkNotes found under a directory.
+type walk struct {
+	files      map[string]fileStat // note files to index
+	unreadable map[string]error    // directories it could not read
+	badNames   map[string]fileStat // note files whose names are not UTF-8
+}
+
 // walkNotes lists the note files under dir (a folder root or a folder in
 // it) that the rules do not ignore. Symlinks are not followed, so a link
 // loop cannot trap the walk; linked note files are listed to be recorded
-// as skipped. Directories it
-// cannot read are returned apart, so their notes are not taken for deleted.
-func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]fileStat, []string, error) {
-	files := map[string]fileStat{}
-	var unreadable []string
+// as skipped. Directories it cannot read are returned apart, so their
+// notes are not taken for deleted, and so are files whose names no job
+// can carry.
+func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (walk, error) {
+	w := walk{files: map[string]fileStat{}, unreadable: map[string]error{}, badNames: map[string]fileStat{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
 				return err
 			}
 			if d != nil && d.IsDir() {
-				unreadable = append(unreadable, p)
+				w.unreadable[p] = err
 			}
 			return nil
 		}
@@ -63,10 +71,14 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]
 		if err != nil {
 			return nil // gone since the directory was read
 		}
-		files[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		if utf8.ValidString(p) {
+			w.files[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		} else {
+			w.badNames[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
+		}
 		return nil
 	})
-	return files, unreadable, err
+	return w, err
 }
 
 // reconcile walks root and queues every note file that is new or changed
@@ -76,11 +88,11 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (map[string]
 func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 	ix.busy.Add(1)
 	defer ix.busy.Add(-1)
-	rules, ok := ix.rulesFor(root)
+	rules, ok := ix.folders.rules(root)
 	if !ok {
 		return 0, nil
 	}
-	files, unreadable, err := walkNotes(ctx, root, rules)
+	found, err := walkNotes(ctx, root, rules)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			ix.folderVanished(root)
@@ -88,7 +100,8 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		}
 		return 0, err
 	}
-	prefix := dirPrefix(root)
+	ix.recordUnindexable(root, found)
+	files, prefix := found.files, dirPrefix(root)
 	var gone []string
 	err = ix.db.View(func(tx *store.Tx) error {
 		if err := tx.ForEachNote(prefix, func(n *store.Note) error {
@@ -96,7 +109,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 			switch {
 			case ok && f.size == n.Size && f.mtime.Equal(n.ModTime):
 				delete(files, n.Path)
-			case !ok && !underAny(n.Path, unreadable):
+			case !ok && !underAny(n.Path, found.unreadable):
 				gone = append(gone, n.Path)
 			}
 			return nil
@@ -106,7 +119,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		// What is left is new or changed; a skipped file that has not
 		// changed since its skip stays skipped.
 		for p, f := range files {
-			if s, err := tx.Skip(p); err == nil && unchangedSince(f, s) {
+			if s, err := tx.Skip(p); err == nil && unchangedSince(f, s) && !transientReason(s.Reason) {
 				delete(files, p)
 			}
 		}
@@ -120,7 +133,7 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		changed = append(changed, p)
 	}
 	slices.Sort(changed)
-	if err := ix.enqueue(root, append(changed, gone...)); err != nil {
+	if err := ix.queue.add(root, append(changed, gone...)); err != nil {
 		return 0, err
 	}
 	return len(changed) + len(gone), nil
@@ -132,32 +145,18 @@ func unchangedSince(f fileStat, s store.Skip) bool {
 	return f.size == s.Size && !f.mtime.After(s.At)
 }
 
-// enqueue queues paths of folder root in one transaction and wakes the
-// worker.
-func (ix *Indexer) enqueue(root string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	err := ix.db.Update(func(tx *store.Tx) error {
-		for _, p := range paths {
-			if err := tx.EnqueueJob(p, root); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	ix.notify()
-	return err
-}
-
-func underAny(path string, dirs []string) bool {
-	for _, d := range dirs {
+func underAny(path string, dirs map[string]error) bool {
+	for d := range dirs {
 		if strings.HasPrefix(path, dirPrefix(d)) {
 			return true
 		}
 	}
 	return false
 }
+
+// missedRetry is how often a folder whose changes could not be queued is
+// walked again, until the store takes writes.
+const missedRetry = 2 * time.Second
 
 // reconcileLoop watches and reconciles every folder at start, then every
 // Config.Reconcile and on request.
@@ -166,12 +165,18 @@ func (ix *Indexer) reconcileLoop(ctx context.Context) {
 	ix.busy.Add(-1) // taken by Run for the start-up reconcile
 	t := time.NewTicker(ix.cfg.Reconcile)
 	defer t.Stop()
+	missed := time.NewTicker(missedRetry)
+	defer missed.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 			ix.reconcileAll(ctx)
+		case <-missed.C:
+			for _, root := range ix.folders.takeMissed() {
+				ix.reconcileFolder(ctx, root)
+			}
 		case root := <-ix.reqs:
 			if root == "" {
 				ix.reconcileAll(ctx)
@@ -183,7 +188,7 @@ func (ix *Indexer) reconcileLoop(ctx context.Context) {
 }
 
 func (ix *Indexer) reconcileAll(ctx context.Context) {
-	roots := ix.roots()
+	roots := ix.folders.roots()
 	slices.Sort(roots)
 	for _, root := range roots {
 		if ctx.Err() != nil {
@@ -196,19 +201,22 @@ func (ix *Indexer) reconcileAll(ctx context.Context) {
 // reconcileFolder re-watches root when it is back and reconciles it. A
 // folder that is not on disk is reported as vanished; its notes are kept.
 func (ix *Indexer) reconcileFolder(ctx context.Context, root string) {
-	if _, ok := ix.rulesFor(root); !ok {
+	if _, ok := ix.folders.rules(root); !ok {
 		return
 	}
 	if !dirExists(root) {
 		ix.folderVanished(root)
 		return
 	}
-	if !ix.folderWatching(root) {
-		ix.reloadRules(root)
+	if !ix.folders.watching(root) {
+		ix.folders.reloadRules(root)
 		ix.startWatch(root)
 	}
 	if _, err := ix.reconcile(ctx, root); err != nil && ctx.Err() == nil {
 		ix.emitError("reconcile folder", err, "folder", root)
+		if isTransientWrite(err) {
+			ix.folders.markMissed(root)
+		}
 	}
 }
 
@@ -216,14 +224,12 @@ func (ix *Indexer) reconcileFolder(ctx context.Context, root string) {
 func (ix *Indexer) folderVanished(root string) {
 	ix.mu.Lock()
 	w := ix.w
-	rt := ix.folders[root]
-	already := rt != nil && rt.err == errVanished
 	ix.mu.Unlock()
 	if w != nil {
 		w.removeTree(root)
+		w.awaitFolder(root)
 	}
-	ix.setFolderState(root, false, errVanished)
-	if !already {
+	if ix.folders.markVanished(root) {
 		ix.log.Warn("folder vanished; its notes are kept until it is back or removed", "folder", root)
 		ix.emit(memd.Event{Type: memd.EventError, Folder: root, Reason: errVanished, At: time.Now().UTC()})
 	}

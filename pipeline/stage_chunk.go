@@ -17,7 +17,7 @@ import (
 // cannot be repaired, or the request fails, the heuristic cuts the whole
 // note and the chunker is ChunkerFallback. The error is non-nil only when
 // the work must be redone later: ctx ended or the generator closed.
-func (ix *Indexer) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.Chunk, string, error) {
+func (ms *modelStages) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.Chunk, string, error) {
 	var idx []int // block Index of each content block
 	for _, b := range pn.Blocks {
 		if b.Kind != parse.FrontMatter {
@@ -33,16 +33,16 @@ func (ix *Indexer) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.Chunk
 		lines[p] = blockLine(&pn.Blocks[i])
 		cost[p] = int(float64(chunk.EstimateTokens(lines[p])+1)*tokenSafety) + 1
 	}
-	budget := int(float64(ix.chunkContext())/tokenSafety) - chunk.EstimateTokens(chunkSystem) - templateTokens
+	budget := int(float64(ms.chunkContext())/tokenSafety) - chunk.EstimateTokens(chunkSystem) - templateTokens
 	windows := planWindows(cost, budget)
 
-	starts, err := ix.windowStarts(ctx, pn, idx, lines, windows)
+	starts, err := ms.windowStarts(ctx, pn, idx, lines, windows)
 	if err != nil {
 		if aborts(ctx, err) {
 			return nil, "", err
 		}
-		ix.log.Debug("chunk model answer not usable; the heuristic cut the note", "note", pn.Title, "err", err)
-		return chunk.Heuristic(pn, ix.cfg.Chunk), ChunkerFallback, nil
+		ms.log.Debug("chunk model answer not usable; the heuristic cut the note", "note", pn.Title, "err", err)
+		return chunk.Heuristic(pn, ms.cfg.Chunk), ChunkerFallback, nil
 	}
 	var out []chunk.Chunk
 	for k, s := range starts {
@@ -54,7 +54,7 @@ func (ix *Indexer) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.Chunk
 		if s.title != "" {
 			c.Title = s.title
 		}
-		for _, part := range chunk.SplitOversize(pn, c, ix.cfg.Chunk) {
+		for _, part := range chunk.SplitOversize(pn, c, ms.cfg.Chunk) {
 			if s.title != "" {
 				part.Title = s.title
 			}
@@ -67,7 +67,7 @@ func (ix *Indexer) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.Chunk
 // windowStarts asks the model about every window at once and returns the
 // chunk starts (block Index, with titles) the windows' cores decide, in
 // order; the first is the first content block.
-func (ix *Indexer) windowStarts(ctx context.Context, pn *parse.Note, idx []int, lines []string, windows []chunkWindow) ([]chunkSpan, error) {
+func (ms *modelStages) windowStarts(ctx context.Context, pn *parse.Note, idx []int, lines []string, windows []chunkWindow) ([]chunkSpan, error) {
 	isHeading := func(i int) bool { return pn.Blocks[i].Kind == parse.Heading }
 	results := make([][]chunkSpan, len(windows))
 	errs := make([]error, len(windows))
@@ -75,7 +75,7 @@ func (ix *Indexer) windowStarts(ctx context.Context, pn *parse.Note, idx []int, 
 	for wi, w := range windows {
 		wg.Go(func() {
 			n := w.hi - w.lo + 1
-			text, err := ix.complete(ctx, stageChunk, ix.cfg.ChunkAdapter, chunkSystem, chunkUser(pn, lines[w.lo:w.hi+1]), answerTokens(n))
+			text, err := ms.complete(ctx, stageChunk, ms.cfg.ChunkAdapter, chunkSystem, chunkUser(pn, lines[w.lo:w.hi+1]), answerTokens(n))
 			if err != nil {
 				errs[wi] = err
 				return
@@ -91,8 +91,8 @@ func (ix *Indexer) windowStarts(ctx context.Context, pn *parse.Note, idx []int, 
 				return
 			}
 			if len(repairs) > 0 {
-				ix.stats.repaired.Add(1)
-				ix.log.Debug("chunk answer repaired", "note", pn.Title, "repairs", repairs)
+				ms.stats.repaired.Add(1)
+				ms.log.Debug("chunk answer repaired", "note", pn.Title, "repairs", repairs)
 			}
 			results[wi] = rep
 		})

@@ -24,8 +24,8 @@ const (
 // from them (or is the one chunk's). A failed or empty answer keeps the
 // fallback: no chunk summary, the extractive lead for the note. The error
 // is non-nil only when the work must be redone later.
-func (ix *Indexer) summarize(ctx context.Context, pn *parse.Note, o *outcome) error {
-	budget := int(float64(ix.chunkContext()-summaryTokens-summaryOverhead) / tokenSafety)
+func (ms *modelStages) summarize(ctx context.Context, pn *parse.Note, o *outcome) error {
+	budget := int(float64(ms.chunkContext()-summaryTokens-summaryOverhead) / tokenSafety)
 	errs := make([]error, len(o.chunks))
 	var wg sync.WaitGroup
 	for i := range o.chunks {
@@ -38,7 +38,7 @@ func (ix *Indexer) summarize(ctx context.Context, pn *parse.Note, o *outcome) er
 			}
 			sb.WriteString("\n")
 			sb.WriteString(cutToTokens(c.Text, budget))
-			s, err := ix.summary(ctx, sb.String())
+			s, err := ms.summary(ctx, sb.String())
 			if err != nil {
 				errs[i] = err
 				return
@@ -73,7 +73,7 @@ func (ix *Indexer) summarize(ctx context.Context, pn *parse.Note, o *outcome) er
 		}
 		fmt.Fprintf(&sb, "- %s: %s\n", c.Title, what)
 	}
-	s, err := ix.summary(ctx, cutToTokens(sb.String(), budget))
+	s, err := ms.summary(ctx, cutToTokens(sb.String(), budget))
 	if err != nil {
 		return nilUnlessAbort(ctx, err)
 	}
@@ -83,11 +83,11 @@ func (ix *Indexer) summarize(ctx context.Context, pn *parse.Note, o *outcome) er
 
 // summary asks the base model for a summary of text and cleans the answer;
 // an empty answer is an error.
-func (ix *Indexer) summary(ctx context.Context, text string) (string, error) {
-	answer, err := ix.complete(ctx, stageSummarize, "", summarySystem, text, summaryTokens)
+func (ms *modelStages) summary(ctx context.Context, text string) (string, error) {
+	answer, err := ms.complete(ctx, stageSummarize, "", summarySystem, text, summaryTokens)
 	if err != nil {
 		if !aborts(ctx, err) {
-			ix.log.Debug("summary failed; the fallback stays", "err", err)
+			ms.log.Debug("summary failed; the fallback stays", "err", err)
 		}
 		return "", err
 	}

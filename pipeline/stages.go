@@ -3,12 +3,14 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/vector"
 )
 
 // Stage names, as StageStats and logs call them.
@@ -61,13 +63,34 @@ func (s *stageCounters) of(stage string) *stageCounter {
 	return &s.summarize
 }
 
-// StageStats returns what the model stages have done since NewIndexer.
-func (ix *Indexer) StageStats() StageStats {
-	return StageStats{ix.stats.chunk.load(), ix.stats.summarize.load(), ix.stats.embed.load(), ix.stats.repaired.Load()}
+// modelStages runs the model stages of a note: chunk with the generator's
+// chunk adapter, then summarize with the base model and embed side by side.
+// It is fixed at NewIndexer; with no model configured it runs nothing and
+// notes keep the heuristic's chunks and the lead summary.
+type modelStages struct {
+	cfg Config
+	log *slog.Logger
+
+	chunkOn     bool           // the chunk model runs
+	chunkStatus string         // ChunkerStatus
+	vectors     *vector.Writer // embeds the chunks; nil without an embedder
+	noTemplate  atomic.Bool    // the generator has no chat template: plain prompts
+	stats       stageCounters
 }
 
-// staged reports whether outcomes go through model stages before commit.
-func (ix *Indexer) staged() bool { return ix.cfg.Generator != nil || ix.cfg.Embedder != nil }
+func newModelStages(cfg Config, log *slog.Logger) *modelStages {
+	ms := &modelStages{cfg: cfg, log: log}
+	ms.chunkOn, ms.chunkStatus = chunkReady(cfg)
+	return ms
+}
+
+// statsSoFar returns what the stages have done since they were made.
+func (ms *modelStages) statsSoFar() StageStats {
+	return StageStats{ms.stats.chunk.load(), ms.stats.summarize.load(), ms.stats.embed.load(), ms.stats.repaired.Load()}
+}
+
+// on reports whether any model is configured: notes go through the stages.
+func (ms *modelStages) on() bool { return ms.cfg.Generator != nil || ms.cfg.Embedder != nil }
 
 // chunkReady reports whether the chunk stage runs, and if not, why; the
 // reason is for status.
@@ -83,16 +106,12 @@ func chunkReady(cfg Config) (bool, string) {
 	return true, "model: " + info.DisplayName() + " with adapter " + cfg.ChunkAdapter
 }
 
-// ChunkerStatus says which chunker cuts new notes and, when it is the
-// heuristic, why.
-func (ix *Indexer) ChunkerStatus() string { return ix.chunkStatus }
-
 // chunkContext is the token budget of one chunk request.
-func (ix *Indexer) chunkContext() int {
-	if ix.cfg.ChunkContext > 0 {
-		return ix.cfg.ChunkContext
+func (ms *modelStages) chunkContext() int {
+	if ms.cfg.ChunkContext > 0 {
+		return ms.cfg.ChunkContext
 	}
-	if g, ok := ix.cfg.Generator.(adapterFiles); ok && g.Config().ContextPerSlot > 0 {
+	if g, ok := ms.cfg.Generator.(adapterFiles); ok && g.Config().ContextPerSlot > 0 {
 		return g.Config().ContextPerSlot
 	}
 	return 2048
@@ -101,23 +120,23 @@ func (ix *Indexer) chunkContext() int {
 // complete runs one greedy Background completion of a system and a user
 // turn through the model's chat template, or as plain text when the model
 // has none, and returns its text.
-func (ix *Indexer) complete(ctx context.Context, stage, adapter, system, user string, maxTokens int) (string, error) {
+func (ms *modelStages) complete(ctx context.Context, stage, adapter, system, user string, maxTokens int) (string, error) {
 	req := inference.CompletionRequest{Adapter: adapter, MaxTokens: maxTokens, Priority: inference.Background}
 	t0 := time.Now()
 	var c inference.Completion
 	var err error
-	if !ix.noTemplate.Load() {
+	if !ms.noTemplate.Load() {
 		req.Messages = []inference.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
-		c, err = ix.cfg.Generator.Complete(ctx, req)
+		c, err = ms.cfg.Generator.Complete(ctx, req)
 		if errors.Is(err, inference.ErrNoChatTemplate) {
-			ix.noTemplate.Store(true)
+			ms.noTemplate.Store(true)
 		}
 	}
-	if ix.noTemplate.Load() {
+	if ms.noTemplate.Load() {
 		req.Messages, req.Prompt = nil, plainPrompt(system, user)
-		c, err = ix.cfg.Generator.Complete(ctx, req)
+		c, err = ms.cfg.Generator.Complete(ctx, req)
 	}
-	ix.stats.of(stage).add(1, c.PromptTokens, c.Generated, time.Since(t0))
+	ms.stats.of(stage).add(1, c.PromptTokens, c.Generated, time.Since(t0))
 	return c.Text, err
 }
 
@@ -127,11 +146,11 @@ func aborts(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, inference.ErrClosed)
 }
 
-// runStages runs the model stages of the batch's notes, Config.Stages notes
+// run runs the model stages of outs' parsed notes, Config.Stages notes
 // at a time, so that their requests meet in the inference schedulers. It
 // fails only when the work must be redone later (ctx ended, a model
-// closed); the batch is then not committed.
-func (ix *Indexer) runStages(ctx context.Context, outs []outcome) error {
+// closed); the notes then stay queued for enrichment.
+func (ms *modelStages) run(ctx context.Context, outs []outcome) error {
 	var todo []int
 	for i := range outs {
 		if outs[i].kind == outPut && outs[i].parsed != nil {
@@ -143,10 +162,9 @@ func (ix *Indexer) runStages(ctx context.Context, outs []outcome) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	now := time.Now()
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(ix.cfg.Stages, len(todo)) {
+	for range min(ms.cfg.Stages, len(todo)) {
 		wg.Go(func() {
 			var terms termCounter
 			for ctx.Err() == nil {
@@ -155,8 +173,7 @@ func (ix *Indexer) runStages(ctx context.Context, outs []outcome) error {
 					return
 				}
 				o := &outs[todo[k]]
-				o.staged = now
-				if err := ix.stageNote(ctx, &terms, o); err != nil {
+				if err := ms.stageNote(ctx, &terms, o); err != nil {
 					cancel(err)
 					return
 				}
@@ -169,36 +186,43 @@ func (ix *Indexer) runStages(ctx context.Context, outs []outcome) error {
 
 // stageNote runs chunk, then summarize and embed side by side, for one
 // note.
-func (ix *Indexer) stageNote(ctx context.Context, terms *termCounter, o *outcome) error {
+func (ms *modelStages) stageNote(ctx context.Context, terms *termCounter, o *outcome) error {
 	pn := o.parsed
 	defer func() { o.parsed = nil }()
-	if ix.chunkOn {
-		cs, name, err := ix.chunkNote(ctx, pn)
+	if ms.chunkOn {
+		cs, name, err := ms.chunkNote(ctx, pn)
 		if err != nil {
 			return err
 		}
-		o.chunks = newChunks(pn, cs, terms, ix.cfg)
+		o.chunks = newChunks(pn, cs, terms, ms.cfg)
 		o.note.Chunker = name
 	}
 	var embedErr error
 	var wg sync.WaitGroup
-	if ix.vectors != nil && len(o.chunks) > 0 {
+	if ms.vectors != nil && len(o.chunks) > 0 {
 		wg.Go(func() {
-			vecs, err := ix.vectors.EmbedChunks(ctx, o.chunks)
+			vecs, err := ms.vectors.EmbedChunks(ctx, o.chunks)
 			switch {
 			case err == nil:
-				o.vectors, o.vectorFP = vecs, ix.vectors.Fingerprint()
+				o.vectors, o.vectorFP = vecs, ms.vectors.Fingerprint()
 			case aborts(ctx, err):
 				embedErr = err
 			default:
-				ix.log.Warn("embed note; it is written without vectors and embedded again later", "path", o.job.Path, "err", err)
+				ms.log.Warn("embed note; it is written without vectors and embedded again later", "path", o.job.Path, "err", err)
 			}
 		})
 	}
 	var sumErr error
-	if ix.cfg.Generator != nil {
-		sumErr = ix.summarize(ctx, pn, o)
+	if ms.cfg.Generator != nil {
+		sumErr = ms.summarize(ctx, pn, o)
 	}
 	wg.Wait()
 	return errors.Join(sumErr, embedErr)
 }
+
+// StageStats returns what the model stages have done since NewIndexer.
+func (ix *Indexer) StageStats() StageStats { return ix.stages.statsSoFar() }
+
+// ChunkerStatus says which chunker cuts new notes and, when it is the
+// heuristic, why.
+func (ix *Indexer) ChunkerStatus() string { return ix.stages.chunkStatus }

@@ -277,7 +277,8 @@ func TestEmbedStage(t *testing.T) {
 	if got := ti.served("emb-a"); got != 70 {
 		t.Errorf("the in-memory index holds %d vectors", got)
 	}
-	// A rewrite replaces the vectors with the chunks, in one transaction.
+	// A rewrite drops the vectors with the old chunks (phase one) and its
+	// enrichment writes the new chunks with theirs (phase two).
 	path := n.Path
 	writeFile(t, path, "# Short\n\nnow one chunk.\n")
 	waitFor(t, "the rewrite", func() bool { n2, _ := noteChunks(t, ti.db, path); return len(n2.Chunks) == 1 })

@@ -4,30 +4,63 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/memd-dev/memd/store"
 )
+
+// folderTable is what the watcher reads and records of the registered
+// folders; *folderRegistry is one.
+type folderTable interface {
+	// of returns the folder holding path (or being path) and its rules.
+	of(path string) (root string, rules *ignoreRules, ok bool)
+	rules(root string) (*ignoreRules, bool)
+	setWatching(root string, watching bool, errText string)
+}
+
+// watchSink is told what the watcher saw; the Indexer is one.
+type watchSink interface {
+	// changed gets paths of root whose changes have settled, those still
+	// on disk first.
+	changed(root string, paths []string)
+	// folderVanished says root itself was removed or moved away.
+	folderVanished(root string)
+	// ignoreFileChanged says a .memdignore or .gitignore of root changed.
+	ignoreFileChanged(root string)
+	// folderBack says a vanished root is a directory again.
+	folderBack(root string)
+	// overflowed says events were lost: every folder must be compared
+	// with the store.
+	overflowed()
+	// storedUnder lists the stored notes under prefix: a directory that
+	// went away took them with it.
+	storedUnder(prefix string) []string
+}
 
 // watcher watches the folders' trees with one fsnotify watcher (one watch
 // per directory: inotify is not recursive) and debounces changed paths
-// before queueing them, so an editor's write-temp-then-rename save is one
-// job. Its run loop is the only goroutine; watchFolder and removeTree may
-// be called from others.
+// before handing them to its sink, so an editor's write-temp-then-rename
+// save is one change. Its run loop is the only goroutine; watchFolder and
+// removeTree may be called from others.
 type watcher struct {
-	ix *Indexer
-	fs *fsnotify.Watcher
+	folders  folderTable
+	sink     watchSink
+	debounce time.Duration
+	log      *slog.Logger
+	fs       *fsnotify.Watcher
 
-	mu   sync.Mutex
-	dirs map[string]string // watched directory -> its folder root
+	mu       sync.Mutex
+	dirs     map[string]string // watched directory -> its folder root
+	awaiting map[string]string // vanished root -> the ancestor watched for it
 
-	due map[string]pendingPath // owned by run
+	due     map[string]pendingPath // owned by run
+	waiting atomic.Int64           // len(due), for Idle
 }
 
 type pendingPath struct {
@@ -35,18 +68,24 @@ type pendingPath struct {
 	at   time.Time // queue once this passes with no newer change
 }
 
-func newWatcher(ix *Indexer, fw *fsnotify.Watcher) *watcher {
-	return &watcher{ix: ix, fs: fw, dirs: map[string]string{}, due: map[string]pendingPath{}}
+func newWatcher(fw *fsnotify.Watcher, folders folderTable, sink watchSink, debounce time.Duration, log *slog.Logger) *watcher {
+	return &watcher{
+		folders: folders, sink: sink, debounce: debounce, log: log, fs: fw,
+		dirs: map[string]string{}, awaiting: map[string]string{}, due: map[string]pendingPath{},
+	}
 }
+
+// debouncing is how many changed paths wait out the debounce.
+func (w *watcher) debouncing() int64 { return w.waiting.Load() }
 
 // watchFolder watches root's tree and records the outcome in its state.
 func (w *watcher) watchFolder(root string) {
 	if _, err := w.addTree(root, root); err != nil {
-		w.ix.setFolderState(root, false, "cannot watch: "+err.Error())
-		w.ix.log.Warn("watch folder", "folder", root, "err", err)
+		w.folders.setWatching(root, false, "cannot watch: "+err.Error())
+		w.log.Warn("watch folder", "folder", root, "err", err)
 		return
 	}
-	w.ix.setFolderState(root, true, "")
+	w.folders.setWatching(root, true, "")
 }
 
 // addTree watches dir and every directory under it that is not ignored and
@@ -54,7 +93,7 @@ func (w *watcher) watchFolder(root string) {
 // appeared with files already in it). An error watching dir itself is
 // returned; errors below it are logged.
 func (w *watcher) addTree(root, dir string) ([]string, error) {
-	rules, ok := w.ix.rulesFor(root)
+	rules, ok := w.folders.rules(root)
 	if !ok {
 		return nil, nil
 	}
@@ -79,7 +118,7 @@ func (w *watcher) addTree(root, dir string) ([]string, error) {
 			if p == dir {
 				return err
 			}
-			w.ix.log.Warn("watch directory; its changes are caught at the next reconcile", "dir", p, "err", err)
+			w.log.Warn("watch directory; its changes are caught at the next reconcile", "dir", p, "err", err)
 			return filepath.SkipDir
 		}
 		w.mu.Lock()
@@ -137,10 +176,10 @@ func (w *watcher) run(ctx context.Context) {
 				return
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.ix.log.Warn("file watcher overflowed; reconciling every folder")
-				w.ix.requestReconcile("")
+				w.log.Warn("file watcher overflowed; reconciling every folder")
+				w.sink.overflowed()
 			} else {
-				w.ix.log.Warn("file watcher", "err", err)
+				w.log.Warn("file watcher", "err", err)
 			}
 		case <-timer.C:
 			w.flush(time.Now())
@@ -158,20 +197,22 @@ func (w *watcher) run(ctx context.Context) {
 // handle turns one fsnotify event into debounced paths, watches for new
 // directories, or a vanished folder.
 func (w *watcher) handle(ev fsnotify.Event) {
-	root, rules, ok := w.ix.folderOf(ev.Name)
+	if w.awaited(ev) {
+		return
+	}
+	root, rules, ok := w.folders.of(ev.Name)
 	if !ok {
 		return
 	}
 	path := ev.Name
 	if path == root {
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-			w.ix.folderVanished(root)
+			w.sink.folderVanished(root)
 		}
 		return
 	}
 	if isIgnoreFile(root, path) {
-		w.ix.reloadRules(root)
-		w.ix.requestReconcile(root)
+		w.sink.ignoreFileChanged(root)
 		return
 	}
 	if ev.Has(fsnotify.Create) {
@@ -181,7 +222,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			}
 			files, err := w.addTree(root, path)
 			if err != nil {
-				w.ix.log.Warn("watch new directory", "dir", path, "err", err)
+				w.log.Warn("watch new directory", "dir", path, "err", err)
 			}
 			for _, f := range files {
 				w.touch(f, root)
@@ -203,24 +244,14 @@ func (w *watcher) handle(ev fsnotify.Event) {
 // touchStored debounces every stored note under prefix: a directory that was
 // removed or moved away.
 func (w *watcher) touchStored(prefix, root string) {
-	var paths []string
-	err := w.ix.db.View(func(tx *store.Tx) error {
-		return tx.ForEachNote(prefix, func(n *store.Note) error {
-			paths = append(paths, n.Path)
-			return nil
-		})
-	})
-	if err != nil {
-		w.ix.log.Warn("list notes of a removed directory", "dir", prefix, "err", err)
-	}
-	for _, p := range paths {
+	for _, p := range w.sink.storedUnder(prefix) {
 		w.touch(p, root)
 	}
 }
 
 func (w *watcher) touch(path, root string) {
-	w.due[path] = pendingPath{root: root, at: time.Now().Add(w.ix.cfg.Debounce)}
-	w.ix.debouncing.Store(int64(len(w.due)))
+	w.due[path] = pendingPath{root: root, at: time.Now().Add(w.debounce)}
+	w.waiting.Store(int64(len(w.due)))
 }
 
 func (w *watcher) next() (time.Time, bool) {
@@ -245,7 +276,7 @@ func (w *watcher) flush(now time.Time) {
 		}
 	}
 	for root, paths := range byRoot {
-		if _, ok := w.ix.rulesFor(root); !ok {
+		if _, ok := w.folders.rules(root); !ok {
 			continue // removed while the paths waited
 		}
 		slices.Sort(paths)
@@ -257,11 +288,7 @@ func (w *watcher) flush(now time.Time) {
 				gone = append(gone, p)
 			}
 		}
-		paths = append(present, gone...)
-		w.ix.markChanged(paths)
-		if err := w.ix.enqueue(root, paths); err != nil {
-			w.ix.emitError("queue changed files", err, "folder", root)
-		}
+		w.sink.changed(root, append(present, gone...))
 	}
-	w.ix.debouncing.Store(int64(len(w.due)))
+	w.waiting.Store(int64(len(w.due)))
 }

@@ -2,7 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -13,11 +14,40 @@ import (
 	"github.com/memd-dev/memd/store"
 )
 
-// work drains the job queue in batches until ctx is done.
-func (ix *Indexer) work(ctx context.Context) {
+// batchWorker is the first phase of indexing: it drains the job queue in
+// batches, preparing each job's outcome on Config.Workers goroutines (read,
+// parse, heuristic chunks, terms) and committing a batch in one
+// transaction, each note's write with its FinishJob.
+type batchWorker struct {
+	db      *store.DB
+	cfg     Config
+	log     *slog.Logger
+	queue   *jobQueue
+	folders *folderRegistry
+	enrich  bool // notes are marked for the model stages
+	// writeMu is the Indexer's: a batch, from reading its jobs to its
+	// commit, against Forget, Reindex and RemoveFolder.
+	writeMu *sync.Mutex
+	busy    *atomic.Int64 // the Indexer's count of work under way
+	host    batchHost
+
+	preparers []*preparer // owned by run's goroutine
+}
+
+// batchHost is told what the worker did; the Indexer is one.
+type batchHost interface {
+	// committed gets a committed transaction's effects and how many notes
+	// it wrote.
+	committed(eff *txEffects, indexed int64)
+	emit(evs ...memd.Event)
+	emitError(msg string, err error, attrs ...any)
+}
+
+// run drains the job queue in batches until ctx is done.
+func (bw *batchWorker) run(ctx context.Context) {
 	failures, worked := 0, false
 	for ctx.Err() == nil {
-		n, progressed, err := ix.runBatch(ctx)
+		n, progressed, err := bw.runBatch(ctx)
 		if n == 0 && worked {
 			// A burst of indexing leaves tens of MB of freed heap; an idle
 			// daemon should not keep it from the rest of the machine.
@@ -29,13 +59,13 @@ func (ix *Indexer) work(ctx context.Context) {
 			return
 		case err != nil:
 			failures++
-			ix.emitError("index batch", err)
+			bw.host.emitError("index batch", err)
 			sleep(ctx, time.Duration(min(failures, 10))*time.Second)
 		case n == 0:
 			failures = 0
 			select {
 			case <-ctx.Done():
-			case <-ix.wake:
+			case <-bw.queue.wake:
 			case <-time.After(5 * time.Second): // a safety net; notify is the rule
 			}
 		case !progressed:
@@ -61,23 +91,18 @@ func sleep(ctx context.Context, d time.Duration) {
 // write with its FinishJob, so a crash leaves every job either done or
 // still queued. Events go out after the commit. It reports how many jobs it
 // read and whether any finished (rather than being retried).
-func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
-	ix.busy.Add(1)
-	defer ix.busy.Add(-1)
-	ix.writeMu.Lock()
-	locked := true
-	defer func() {
-		if locked {
-			ix.writeMu.Unlock()
-		}
-	}()
+func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
+	bw.busy.Add(1)
+	defer bw.busy.Add(-1)
+	bw.writeMu.Lock()
+	defer bw.writeMu.Unlock()
 
-	ix.openBatch()
+	bw.queue.openBatch()
 	var jobs []store.Job
 	skips := map[string]store.Skip{}
-	err := ix.db.View(func(tx *store.Tx) error {
+	err := bw.db.View(func(tx *store.Tx) error {
 		var err error
-		if jobs, err = tx.Jobs(ix.cfg.BatchNotes); err != nil || len(jobs) == 0 {
+		if jobs, err = tx.Jobs(bw.cfg.BatchNotes); err != nil || len(jobs) == 0 {
 			return err
 		}
 		for _, j := range jobs {
@@ -88,54 +113,46 @@ func (ix *Indexer) runBatch(ctx context.Context) (int, bool, error) {
 		return nil
 	})
 	if err != nil || len(jobs) == 0 {
-		ix.closeBatch(nil)
+		bw.closeBatch(nil)
 		return 0, false, err
 	}
 
-	outs := ix.prepare(ctx, jobs, skips)
-	if ctx.Err() == nil && ix.staged() {
-		// The model stages take long: Forget, Reindex and RemoveFolder
-		// may run meanwhile, and apply checks what they did.
-		ix.writeMu.Unlock()
-		locked = false
-		err = ix.runStages(ctx, outs)
-		ix.writeMu.Lock()
-		locked = true
-		if err != nil && ctx.Err() == nil {
-			ix.closeBatch(nil)
-			return len(jobs), false, err
-		}
-	}
+	outs := bw.prepare(ctx, jobs, skips)
 	if ctx.Err() != nil {
-		ix.closeBatch(nil)
+		bw.closeBatch(nil)
 		return len(jobs), false, nil // jobs stay queued for the next start
 	}
-	evs, err := ix.commit(outs)
+	evs, committed, err := bw.commitAll(outs)
+	bw.closeBatch(outs[:committed])
+	bw.host.emit(evs...)
 	if err != nil {
-		ix.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
-		evs = ix.commitEach(outs)
+		// The work loop backs off; the jobs not committed stay queued.
+		return len(jobs), false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(outs)-committed, err)
 	}
-	ix.closeBatch(outs)
-	ix.emit(evs...)
 	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
 	return len(jobs), progressed, nil
 }
 
-// openBatch starts recording changes to paths while a batch is open: a
-// change queued while its path's job is being processed finds the job
-// still queued and adds nothing, so it must be queued again after commit.
-func (ix *Indexer) openBatch() {
-	ix.mu.Lock()
-	ix.batch, ix.redo = true, map[string]bool{}
-	ix.mu.Unlock()
+// commitAll commits outs in one transaction, or one by one when that fails
+// for a cause of its own, and returns how many it committed (a prefix).
+// A transient write failure (a full disk, an I/O error) is returned at
+// once: retried later, the same jobs will succeed, so none is counted as
+// failed or skipped for it.
+func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
+	evs, err := bw.commit(outs)
+	switch {
+	case err == nil:
+		return evs, len(outs), nil
+	case isTransientWrite(err):
+		return nil, 0, err
+	}
+	bw.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
+	return bw.commitEach(outs)
 }
 
 // closeBatch re-queues the batch's paths that changed while it was open.
-func (ix *Indexer) closeBatch(outs []outcome) {
-	ix.mu.Lock()
-	redo := ix.redo
-	ix.batch, ix.redo = false, nil
-	ix.mu.Unlock()
+func (bw *batchWorker) closeBatch(outs []outcome) {
+	redo := bw.queue.closeBatch()
 	byRoot := map[string][]string{}
 	for _, o := range outs {
 		if redo[o.job.Path] && !o.retried {
@@ -143,36 +160,25 @@ func (ix *Indexer) closeBatch(outs []outcome) {
 		}
 	}
 	for root, paths := range byRoot {
-		if err := ix.enqueue(root, paths); err != nil {
-			ix.emitError("queue files changed while indexed", err, "folder", root)
-		}
-	}
-}
-
-// markChanged records paths about to be queued, for closeBatch.
-func (ix *Indexer) markChanged(paths []string) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.batch {
-		for _, p := range paths {
-			ix.redo[p] = true
+		if err := bw.queue.add(root, paths); err != nil {
+			bw.host.emitError("queue files changed while indexed", err, "folder", root)
 		}
 	}
 }
 
 // prepare computes each job's outcome, Config.Workers at a time. The
 // preparers, and the analyzer caches in them, live as long as the worker.
-func (ix *Indexer) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip) []outcome {
+func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip) []outcome {
 	outs := make([]outcome, len(jobs))
-	if ix.preparers == nil {
-		ix.preparers = make([]*preparer, ix.cfg.Workers)
-		for i := range ix.preparers {
-			ix.preparers[i] = &preparer{ix: ix}
+	if bw.preparers == nil {
+		bw.preparers = make([]*preparer, bw.cfg.Workers)
+		for i := range bw.preparers {
+			bw.preparers[i] = &preparer{w: bw}
 		}
 	}
-	budget := batchBudget{n: len(jobs), limit: ix.cfg.BatchBytes}
+	budget := batchBudget{n: len(jobs), limit: bw.cfg.BatchBytes}
 	var wg sync.WaitGroup
-	for _, p := range ix.preparers[:min(len(ix.preparers), len(jobs))] {
+	for _, p := range bw.preparers[:min(len(bw.preparers), len(jobs))] {
 		p.skips = skips
 		wg.Go(func() {
 			for ctx.Err() == nil {
@@ -218,7 +224,7 @@ func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
 // send.
-func (ix *Indexer) commit(outs []outcome) ([]memd.Event, error) {
+func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
@@ -231,10 +237,10 @@ func (ix *Indexer) commit(outs []outcome) ([]memd.Event, error) {
 	var evs []memd.Event
 	var indexed int64
 	var eff *txEffects
-	err := ix.db.Update(func(tx *store.Tx) error {
+	err := bw.db.Update(func(tx *store.Tx) error {
 		evs, indexed, eff = evs[:0], 0, &txEffects{}
 		for _, i := range order {
-			e, err := ix.apply(tx, &outs[i], eff)
+			e, err := apply(tx, &outs[i], eff)
 			if err != nil {
 				return err
 			}
@@ -253,30 +259,36 @@ func (ix *Indexer) commit(outs []outcome) ([]memd.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.afterCommit(eff)
-	ix.indexed.Add(indexed)
+	bw.host.committed(eff, indexed)
 	return evs, nil
 }
 
 // commitEach commits outcomes one transaction each, after a batch failed: a
-// job whose own commit fails is retried later, then skipped.
-func (ix *Indexer) commitEach(outs []outcome) []memd.Event {
+// job whose own commit fails is retried later, then skipped. It stops at a
+// transient write failure, returning how many it committed.
+func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 	var evs []memd.Event
 	for i := range outs {
-		e, err := ix.commit(outs[i : i+1])
+		e, err := bw.commit(outs[i : i+1])
 		if err == nil {
 			evs = append(evs, e...)
 			continue
 		}
-		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error(), staged: outs[i].staged}
-		e, err = ix.commit([]outcome{o})
+		if isTransientWrite(err) {
+			return evs, i, err
+		}
+		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
+		e, err = bw.commit([]outcome{o})
+		if isTransientWrite(err) {
+			return evs, i, err
+		}
 		if err != nil {
-			ix.emitError("record failed job", err, "path", o.job.Path)
+			bw.host.emitError("record failed job", err, "path", o.job.Path)
 			continue
 		}
 		evs = append(evs, e...)
 	}
-	return evs
+	return evs, len(outs), nil
 }
 
 func boolRank(b bool) int {
@@ -284,116 +296,4 @@ func boolRank(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// apply writes one outcome and finishes its job, returning its events.
-func (ix *Indexer) apply(tx *store.Tx, o *outcome, eff *txEffects) ([]memd.Event, error) {
-	j := o.job
-	o.retried, o.indexed = false, false
-	if _, err := tx.Folder(j.Folder); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, tx.FinishJob(j) // the folder was removed
-		}
-		return nil, err
-	}
-	now := time.Now().UTC()
-	ev := func(t string) memd.Event {
-		return memd.Event{Type: t, Path: j.Path, Folder: j.Folder, Reason: o.reason, At: now}
-	}
-	var evs []memd.Event
-	switch o.kind {
-	case outDone:
-	case outRemove:
-		removed, err := removeNote(tx, j.Path, eff)
-		if err != nil {
-			return nil, err
-		}
-		if removed {
-			evs = append(evs, ev(memd.EventRemoved))
-		}
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-	case outSkip:
-		if _, err := removeNote(tx, j.Path, eff); err != nil {
-			return nil, err
-		}
-		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev(memd.EventSkipped))
-	case outRefresh:
-		n, err := tx.Note(j.Path)
-		if err != nil {
-			return nil, err
-		}
-		if err := tx.TouchNote(n, o.note.Size, o.note.ModTime); err != nil {
-			return nil, err
-		}
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-	case outMove:
-		old, err := tx.LookupNote(o.from)
-		if err != nil || old == nil || old.Hash != o.note.Hash {
-			// The old note went in this batch: index this path in full.
-			o.retried = true
-			return nil, tx.RetryJob(j)
-		}
-		replaced, err := tx.MoveNote(old, o.note)
-		if err != nil {
-			return nil, err
-		}
-		eff.noteRemoved(replaced)
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-		o.indexed = true
-		rm := ev(memd.EventRemoved)
-		rm.Path = o.from
-		e := ev(memd.EventIndexed)
-		e.Chunks = len(o.note.Chunks)
-		e.Reason = "renamed from " + o.from
-		evs = append(evs, rm, e)
-	case outPut:
-		if forgottenSince(tx, j.Path, o.staged) {
-			break // forgotten while the model stages ran
-		}
-		replaced, err := tx.PutNote(o.note, o.chunks)
-		if err != nil {
-			return nil, err
-		}
-		eff.noteRemoved(replaced)
-		eff.chunker(o.note.Chunker, 1)
-		if err := putVectors(tx, o, eff); err != nil {
-			return nil, err
-		}
-		if err := tx.DeleteSkip(j.Path); err != nil {
-			return nil, err
-		}
-		o.indexed = true
-		e := ev(memd.EventIndexed)
-		e.Chunks = len(o.chunks)
-		evs = append(evs, e)
-	case outRetry:
-		if j.Attempts+1 < maxAttempts {
-			o.retried = true
-			return nil, tx.RetryJob(j)
-		}
-		if err := tx.PutSkip(store.Skip{Path: j.Path, Folder: j.Folder, Reason: o.reason, Size: o.size, At: now}); err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev(memd.EventSkipped))
-	}
-	return evs, tx.FinishJob(j)
-}
-
-// forgottenSince reports whether path was forgotten after since (zero:
-// never).
-func forgottenSince(tx *store.Tx, path string, since time.Time) bool {
-	if since.IsZero() {
-		return false
-	}
-	s, err := tx.Skip(path)
-	return err == nil && s.Reason == ReasonForgotten && !s.At.Before(since)
 }

@@ -9,6 +9,7 @@ const (
 	counterLength = "count.length" // sum of chunk lengths in terms, for BM25
 	counterJobs   = "count.jobs"
 	counterSkips  = "count.skips"
+	counterEnrich = "count.enrich"
 )
 
 func (t *Tx) counter(name string) int64 {
@@ -37,6 +38,9 @@ type Counts struct {
 	Length  int64 // total terms over all chunks
 	Pending int   // queued jobs
 	Skipped int
+	// Enriching counts notes stored with the heuristic's chunks whose
+	// model stages are still to run.
+	Enriching int
 }
 
 // Counts returns the totals as of this transaction.
@@ -47,5 +51,7 @@ func (t *Tx) Counts() Counts {
 		Length:  t.counter(counterLength),
 		Pending: int(t.counter(counterJobs)),
 		Skipped: int(t.counter(counterSkips)),
+
+		Enriching: int(t.counter(counterEnrich)),
 	}
 }

@@ -41,6 +41,9 @@ const (
 	// bucketVectors holds one nested bucket per embedder fingerprint; in
 	// each, chunk id (8 bytes, big-endian) → encoded vector.
 	bucketVectors
+	// bucketEnrich: note path → a one-byte mark; the notes the model stages have
+	// still to enrich (see QueueEnrich).
+	bucketEnrich
 	bucketCount
 )
 
@@ -49,7 +52,7 @@ var bucketNames = [bucketCount][]byte{
 	bucketMeta: []byte("meta"), bucketFolders: []byte("folders"), bucketNotes: []byte("notes"),
 	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunkterms"),
 	bucketPostings: []byte("postings"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
-	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"),
+	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"), bucketEnrich: []byte("enrich"),
 }
 
 var keySchema = []byte("schema")

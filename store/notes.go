@@ -183,6 +183,9 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, key)); err != nil {
 		return err
 	}
+	if err := t.FinishEnrich(key); err != nil {
+		return err
+	}
 	if err := t.addCounter(counterNotes, -1); err != nil {
 		return err
 	}
@@ -218,6 +221,9 @@ func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 		if err := t.putChunk(c); err != nil {
 			return nil, err
 		}
+	}
+	if err := t.moveEnrich(old.Path, n.Path); err != nil {
+		return nil, err
 	}
 	return replaced, t.putNoteRecord(n)
 }

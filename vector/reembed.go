@@ -238,6 +238,9 @@ func (w *Writer) round(next *uint64, maxID uint64, have []uint64) (ids []uint64,
 			if err != nil {
 				continue // deleted
 			}
+			if tx.Enriching(c.Path) {
+				continue // the pipeline's enricher embeds the chunks that replace it
+			}
 			ids = append(ids, *next)
 			texts = append(texts, DocumentText(w.format, c))
 		}

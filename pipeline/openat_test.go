@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memd-dev/memd/store"
+)
+
+// TestSubfolderSwappedForLink queues a note, then replaces its subfolder
+// with a symlink to a folder outside whose file has the same name: the
+// outside file must not be indexed (issue 14, defect 2).
+func TestSubfolderSwappedForLink(t *testing.T) {
+	dir, outside := tempDir(t), tempDir(t)
+	inner := filepath.Join(dir, "sub", "note.md")
+	writeFile(t, inner, "# Inner\n\nthe folder's own note.\n")
+	writeFile(t, filepath.Join(outside, "note.md"), "# Secret\n\nzanzibarian text from outside the folder.\n")
+
+	ti := newIndexer(t, testConfig())
+	if _, err := ti.AddFolder(bg, dir); err != nil { // queues sub/note.md
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	ti.start(t)
+	ti.waitIdle(t)
+
+	if n := ti.note(inner); n != nil {
+		t.Errorf("the file behind the link was indexed as %s", inner)
+	}
+	_ = ti.db.View(func(tx *store.Tx) error {
+		return tx.ForEachChunk(func(c *store.Chunk) error {
+			if strings.Contains(c.Text, "zanzibarian") {
+				t.Errorf("a chunk holds the outside file's text: %q", c.Text)
+			}
+			return nil
+		})
+	})
+}
+
+func TestOpenInFolder(t *testing.T) {
+	dir, outside := tempDir(t), tempDir(t)
+	writeFile(t, filepath.Join(dir, "a", "b", "note.md"), "inside")
+	writeFile(t, filepath.Join(outside, "x.md"), "outside")
+	if err := os.Symlink(outside, filepath.Join(dir, "a", "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "a", "b"), filepath.Join(dir, "a", "inner")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "a", "b", "note.md"), filepath.Join(dir, "a", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want error // nil: opens
+	}{
+		{"a/b/note.md", nil},
+		{"a/out/x.md", errLinkInPath},
+		{"a/inner/note.md", errLinkInPath}, // a link that stays inside is not followed either
+		{"a/link.md", errLinkInPath},
+		{"a/b/missing.md", fs.ErrNotExist},
+		{"missing/note.md", fs.ErrNotExist},
+		{"a/b/note.md/x", errLinkInPath}, // a file where a directory was
+	} {
+		f, err := openInFolder(dir, filepath.Join(dir, c.path))
+		if f != nil {
+			f.Close()
+		}
+		if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+			t.Errorf("openInFolder(%s) = %v, want %v", c.path, err, c.want)
+		}
+	}
+	if _, err := openInFolder(dir, filepath.Join(outside, "x.md")); !errors.Is(err, errLinkInPath) {
+		t.Errorf("a path outside the folder: %v", err)
+	}
+	if _, err := openInFolder(filepath.Join(dir, "a", "out"), filepath.Join(dir, "a", "out", "x.md")); !errors.Is(err, errFolderUnreachable) {
+		t.Errorf("a folder root that is a link: %v", err)
+	}
+}
