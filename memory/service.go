@@ -133,6 +133,7 @@ func (s *Service) Status(ctx context.Context) (memd.Status, error) {
 	err = s.db.View(func(tx *store.Tx) error {
 		c := tx.Counts()
 		st.Notes, st.Chunks, st.Pending, st.Skipped = c.Notes, c.Chunks, c.Pending, c.Skipped
+		st.Enriching = c.Enriching
 		return nil
 	})
 	st.DBBytes = s.db.Size()

@@ -60,6 +60,9 @@ func newStatusCmd(a *app) *cobra.Command {
 func printStatus(w io.Writer, st memd.Status) {
 	fmt.Fprintf(w, "memd %s, pid %d, data %s (store %s)\n", st.Version, st.PID, st.DataDir, formatBytes(st.DBBytes))
 	fmt.Fprintf(w, "%d notes, %d chunks, %d pending, %d skipped\n", st.Notes, st.Chunks, st.Pending, st.Skipped)
+	if st.Enriching > 0 {
+		fmt.Fprintf(w, "%d notes findable by keyword, waiting for the model stages\n", st.Enriching)
+	}
 	if len(st.Folders) == 0 {
 		fmt.Fprintln(w, "no folders yet: memctl add DIR")
 	} else {

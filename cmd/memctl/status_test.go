@@ -83,3 +83,18 @@ func TestWatchHasNoJumpingTotal(t *testing.T) {
 		t.Errorf("the bar drew %q", bar.String())
 	}
 }
+
+// TestStatusSaysEnriching: notes stored with the heuristic's chunks and
+// still waiting for the model stages are named, and not on an idle store.
+func TestStatusSaysEnriching(t *testing.T) {
+	var b strings.Builder
+	printStatus(&b, memd.Status{Notes: 5, Enriching: 3})
+	if !strings.Contains(b.String(), "3 notes findable by keyword, waiting for the model stages") {
+		t.Fatalf("status with 3 enriching:\n%s", b.String())
+	}
+	b.Reset()
+	printStatus(&b, memd.Status{Notes: 5})
+	if strings.Contains(b.String(), "waiting for the model stages") {
+		t.Fatalf("status with none enriching:\n%s", b.String())
+	}
+}
