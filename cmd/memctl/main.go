@@ -80,7 +80,7 @@ memd in the background when no daemon answers on the socket.`,
 	}
 	root.AddCommand(newAddCmd(a), newRmCmd(a), newStatusCmd(a), newRecallCmd(a),
 		newForgetCmd(a), newReindexCmd(a), newCompactCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a),
-		newStopCmd(a), newRestartCmd(a), newServiceCmd(a), newLSPCmd(a))
+		newStopCmd(a), newRestartCmd(a), newServiceCmd(a), newLSPCmd(a), newTagsCmd(a))
 	return root
 }
 
