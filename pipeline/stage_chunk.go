@@ -41,6 +41,9 @@ func (ms *modelStages) chunkNote(ctx context.Context, pn *parse.Note) ([]chunk.C
 		if aborts(ctx, err) {
 			return nil, "", err
 		}
+		if req, ok := errors.AsType[*chunkRequestError](err); ok {
+			ms.warnOnce(req)
+		}
 		ms.log.Debug("chunk model answer not usable; the heuristic cut the note", "note", pn.Title, "err", err)
 		return chunk.Heuristic(pn, ms.cfg.Chunk), ChunkerFallback, nil
 	}
@@ -77,7 +80,7 @@ func (ms *modelStages) windowStarts(ctx context.Context, pn *parse.Note, idx []i
 			n := w.hi - w.lo + 1
 			text, err := ms.complete(ctx, stageChunk, ms.cfg.ChunkAdapter, chunkSystem, chunkUser(pn, lines[w.lo:w.hi+1]), answerTokens(n))
 			if err != nil {
-				errs[wi] = err
+				errs[wi] = &chunkRequestError{err}
 				return
 			}
 			spans, err := parseChunkAnswer(text)
@@ -115,4 +118,21 @@ func (ms *modelStages) windowStarts(ctx context.Context, pn *parse.Note, idx []i
 	}
 	slices.SortFunc(starts, func(a, b chunkSpan) int { return a.start - b.start })
 	return slices.CompactFunc(starts, func(a, b chunkSpan) bool { return a.start == b.start }), nil
+}
+
+// chunkRequestError is a chunk request the generator refused or failed (a
+// chat template it cannot render, say), as against an answer that could
+// not be used: the first is the configuration's fault and worth a warning.
+type chunkRequestError struct{ err error }
+
+func (e *chunkRequestError) Error() string { return "chunk request: " + e.err.Error() }
+func (e *chunkRequestError) Unwrap() error { return e.err }
+
+// warnOnce logs a failed chunk request as a warning the first time its
+// message is seen, so a generator that fails every note says so once, not
+// once a note, and not only at debug level.
+func (ms *modelStages) warnOnce(e *chunkRequestError) {
+	if _, seen := ms.warned.LoadOrStore(e.err.Error(), true); !seen {
+		ms.log.Warn("the chunk model's request failed; the heuristic chunker cuts the notes instead (memctl status counts them as fallback)", "err", e.err)
+	}
 }

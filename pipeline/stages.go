@@ -76,6 +76,7 @@ type modelStages struct {
 	vectors     *vector.Writer // embeds the chunks; nil without an embedder
 	noTemplate  atomic.Bool    // the generator has no chat template: plain prompts
 	stats       stageCounters
+	warned      sync.Map // the failures of chunk requests already logged as warnings
 }
 
 func newModelStages(cfg Config, log *slog.Logger) *modelStages {

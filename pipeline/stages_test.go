@@ -1,15 +1,18 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -378,4 +381,33 @@ func TestReembedOnEmbedderChange(t *testing.T) {
 	}
 	waitFor(t, "the in-memory index to serve the new vectors", func() bool { return ti.served("emb-b") == chunks })
 	ti.stop()
+}
+
+// TestChunkRequestFailureWarnsOnce: a generator that refuses every chunk
+// request (a chat template it cannot render) is a warning in the log, said
+// once however many notes it fails, and each note is still cut by the
+// heuristic; an unusable answer stays a debug line.
+func TestChunkRequestFailureWarnsOnce(t *testing.T) {
+	refused := errors.New("render prompt: chat template not supported by llama.cpp's built-in templates")
+	g := newFakeGen("gen-a", func(adapter, user string) (string, error) {
+		if strings.Contains(user, "garbage") {
+			return "Sure! This note is about a garden.", nil
+		}
+		return "", refused
+	})
+	var logs bytes.Buffer
+	ms := newModelStages(withGen(g), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	for i, body := range []string{"one", "two", "three", "garbage"} {
+		pn, err := parse.Parse(fmt.Sprintf("n%d.md", i), []byte("# "+body+"\n\nSome text about "+body+".\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, chunker, err := ms.chunkNote(context.Background(), pn)
+		if err != nil || chunker != ChunkerFallback || len(cs) == 0 {
+			t.Fatalf("note %s: %d chunks, chunker %q, err %v; want the heuristic's", body, len(cs), chunker, err)
+		}
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 || !strings.Contains(logs.String(), "chat template not supported") {
+		t.Fatalf("%d warnings, want one naming the cause:\n%s", n, logs.String())
+	}
 }
