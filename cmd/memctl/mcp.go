@@ -37,9 +37,16 @@ Register it with your agent as the command "memctl mcp".`,
 // serveMCP serves one MCP session on in and out until the agent closes in
 // or ctx ends; both are a clean stop.
 func (a *app) serveMCP(ctx context.Context, in io.Reader, out io.Writer) error {
+	// The session's context ends with stdin too, so a call still in flight
+	// when the agent quits is given up, not answered into a closed pipe.
+	session, quit := context.WithCancel(ctx)
+	defer quit()
 	tr := newAgentTransport(in, out, a.mcpLog())
 	stdin := tr.in
-	ss, err := newMCPServer(a).Connect(ctx, tr, nil)
+	stdin.onEOF = quit
+	srv := newMCPServer(a)
+	srv.AddReceivingMiddleware(endingWith(session))
+	ss, err := srv.Connect(session, tr, nil)
 	if err != nil {
 		return fmt.Errorf("start the MCP session: %w", err)
 	}
@@ -52,6 +59,19 @@ func (a *app) serveMCP(ctx context.Context, in io.Reader, out io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// endingWith makes each request's context end when session does too (the
+// SDK's own request contexts outlive the agent's stdin).
+func endingWith(session context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(session, cancel)()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 func (a *app) mcpLog() *slog.Logger {

@@ -288,10 +288,14 @@ func TestMCPToolErrors(t *testing.T) {
 func TestMCPExitsWhenStdinCloses(t *testing.T) {
 	svc := recallFake()
 	entered, release := make(chan struct{}), make(chan struct{})
-	svc.RecallHook = func(context.Context, memd.RecallRequest) (memd.RecallResult, error) {
+	svc.RecallHook = func(ctx context.Context, _ memd.RecallRequest) (memd.RecallResult, error) {
 		close(entered)
-		<-release
-		return memd.RecallResult{Hits: []memd.Hit{}}, nil
+		select {
+		case <-release:
+			return memd.RecallResult{Hits: []memd.Hit{}}, nil
+		case <-ctx.Done(): // memctl mcp gave the request up
+			return memd.RecallResult{}, ctx.Err()
+		}
 	}
 	ag := startMCP(t, svc)
 	called := make(chan error, 1)
@@ -301,8 +305,11 @@ func TestMCPExitsWhenStdinCloses(t *testing.T) {
 	}()
 	<-entered
 	ag.stdin.Close()
+	// The daemon's answer is held until memctl mcp has returned: released
+	// at once, it could race the session's end (seen in make test).
+	err := ag.wait()
 	close(release)
-	if err := ag.wait(); err != nil {
+	if err != nil {
 		t.Fatalf("memctl mcp returned %q after stdin closed", err)
 	}
 	if err := <-called; err == nil {

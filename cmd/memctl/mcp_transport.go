@@ -76,6 +76,7 @@ type agentInput struct {
 	log     *slog.Logger
 	pending []byte
 	closed  atomic.Bool
+	onEOF   func() // called when the agent closes stdin
 }
 
 func (r *agentInput) Read(p []byte) (int, error) {
@@ -92,8 +93,8 @@ func (r *agentInput) Read(p []byte) (int, error) {
 			if len(r.pending) > 0 {
 				break
 			}
-			if errors.Is(err, io.EOF) {
-				r.closed.Store(true)
+			if errors.Is(err, io.EOF) && !r.closed.Swap(true) && r.onEOF != nil {
+				r.onEOF()
 			}
 			return 0, err
 		}
