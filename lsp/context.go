@@ -102,7 +102,3 @@ func (s *Server) resolve(ctx context.Context, c cursor, link string) (memd.Resol
 	}
 	return res.Links[0], true
 }
-
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}

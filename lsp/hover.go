@@ -132,7 +132,7 @@ func (s *Server) hoverPhrase(ctx context.Context, c cursor, r Range) *Hover {
 			continue
 		}
 		shown++
-		fmt.Fprintf(&b, "- **%s** · `%s:%d` — %s\n", h.Title, s.relPath(ctx, c.mem, h.Path), h.StartLine,
+		fmt.Fprintf(&b, "- **%s** · `%s:%d` — %s\n", h.Title, folderRel(h), h.StartLine,
 			firstWords(h.Text, 16))
 	}
 	if shown == 0 {

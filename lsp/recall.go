@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -43,7 +44,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, p params) (any, error) {
 		out = append(out, SymbolInformation{
 			Name: symbolName(h), Kind: symbolString,
 			Location:      Location{URI: uriOf(h.Path), Range: spanRange(h)},
-			ContainerName: s.relPath(ctx, mem, h.Path),
+			ContainerName: folderRel(h),
 		})
 	}
 	return out, nil
@@ -135,4 +136,12 @@ func (s *Server) related(ctx context.Context, args relatedArgs) ([]Location, err
 		}
 	}
 	return out, nil
+}
+
+// folderRel is a hit's path within its folder, which the hit names.
+func folderRel(h memd.Hit) string {
+	if rel, err := filepath.Rel(h.Folder, h.Path); err == nil && h.Folder != "" {
+		return rel
+	}
+	return h.Path
 }

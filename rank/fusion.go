@@ -132,8 +132,10 @@ func Fuse(k int, lists ...List) []Fused {
 // as BM25-only recall runs it on every query.
 func fuseOne(k int, l List, top float64) []Fused {
 	out := make([]Fused, len(l.Entries))
+	whys := make([]Why, len(l.Entries)) // one allocation for every entry's reason
 	for i, e := range l.Entries {
-		out[i] = Fused{Chunk: e.Chunk, Score: l.Weight / float64(k+i+1) / top, Why: []Why{{List: l.Name, Rank: i + 1, Score: e.Score}}}
+		whys[i] = Why{List: l.Name, Rank: i + 1, Score: e.Score}
+		out[i] = Fused{Chunk: e.Chunk, Score: l.Weight / float64(k+i+1) / top, Why: whys[i : i+1 : i+1]}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/memd-dev/memd/rank/lexical"
 )
@@ -110,6 +111,24 @@ func NewDictionary(each func(fn func(term string, df int))) *Dictionary {
 	return d
 }
 
+// mayCorrect reports whether Suggest could correct term at all, so the
+// dictionary is not built for a query whose rare terms are too short to
+// correct or are numbers.
+func mayCorrect(term string) bool {
+	return maxEdits(utf8.RuneCountInString(term)) > 0 && correctable(term)
+}
+
+// hasRare reports whether a term of terms that Suggest could correct is in
+// fewer than rareDF chunks.
+func hasRare(terms []string, df []int) bool {
+	for i, term := range terms {
+		if df[i] < rareDF && mayCorrect(term) {
+			return true
+		}
+	}
+	return false
+}
+
 // correctable is a term typos are looked for in and corrected to: letters
 // only (a number or code is not misspelled), and no script written
 // without spaces, whose terms are character pairs.
@@ -153,11 +172,11 @@ type Suggestion struct {
 // (maxEdits), preferring fewer edits, then the term in more chunks, then
 // the first in byte order; ok is false when there is none.
 func (d *Dictionary) Suggest(term string) (s Suggestion, ok bool) {
-	w := []rune(term)
-	budget := maxEdits(len(w))
-	if budget == 0 || !correctable(term) {
+	if !mayCorrect(term) {
 		return s, false
 	}
+	w := []rune(term)
+	budget := maxEdits(len(w))
 	seen := map[uint32]bool{}
 	for _, del := range deletions(w, budget) {
 		key := maphash.String(d.seed, del)
@@ -245,7 +264,7 @@ const rareDF = 4
 // term's chunk count (BM25.Rank's); dict is called only when a term is
 // rare, and may return nil (no correction).
 func (t Typos) Correct(q Query, df []int, dict func() *Dictionary) (Query, []Correction) {
-	if t.Off || !slices.ContainsFunc(df, func(n int) bool { return n < rareDF }) {
+	if t.Off || !hasRare(q.Terms, df) {
 		return q, nil
 	}
 	d := dict()
