@@ -1,10 +1,8 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 )
@@ -27,7 +25,7 @@ func (ix *Indexer) ReadNote(path string) ([]byte, error) {
 	if _, ok := parse.FormatOf(p); !ok {
 		return nil, fmt.Errorf("read %s: %w: memd reads Markdown, Org and text files only", path, ErrNotNote)
 	}
-	f, _, err := openNote(root, p)
+	f, stat, err := openNote(root, p)
 	switch {
 	case errors.Is(err, errLinkInPath), errors.Is(err, errNotRegular):
 		return nil, fmt.Errorf("read %s: %w: a symlink is in its path or it is a special file, and memd reads only plain files", path, ErrNotNote)
@@ -35,13 +33,12 @@ func (ix *Indexer) ReadNote(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	max := ix.cfg.MaxFileBytes
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+	b, err := readLimited(f, stat.size, ix.cfg.MaxFileBytes)
+	switch {
+	case errors.Is(err, errTooBig):
+		return nil, fmt.Errorf("read %s: it is over memd's size limit of %d bytes", path, ix.cfg.MaxFileBytes)
+	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if int64(buf.Len()) > max {
-		return nil, fmt.Errorf("read %s: it is over memd's size limit of %d bytes", path, max)
-	}
-	return buf.Bytes(), nil
+	return b, nil
 }
