@@ -98,7 +98,7 @@ func completions(s *Server) handlerFunc {
 		}
 		ctx, cancel := s.chatContext(w, r)
 		defer cancel()
-		base := oaTextCompletion{ID: "cmpl-" + completionID()[len("chatcmpl-"):], Object: "text_completion", Created: time.Now().Unix(), Model: o.Model}
+		base := oaTextCompletion{ID: completionID("cmpl-"), Object: "text_completion", Created: time.Now().Unix(), Model: o.Model}
 		if !o.Stream {
 			res, err := s.svc.Complete(ctx, req, nil)
 			if err != nil {

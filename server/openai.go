@@ -206,10 +206,12 @@ func finishReason(f string) *string {
 	return &r
 }
 
-func completionID() string {
+// completionID is a random id for an answer, after OpenAI's prefix for
+// its kind ("chatcmpl-", "cmpl-").
+func completionID(prefix string) string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
-	return "chatcmpl-" + hex.EncodeToString(b)
+	return prefix + hex.EncodeToString(b)
 }
 
 // POST /v1/chat/completions: chat in OpenAI's shape. Memory is added when
@@ -225,7 +227,7 @@ func chatCompletions(s *Server) handlerFunc {
 		if e != nil {
 			return e
 		}
-		base := oaCompletion{ID: completionID(), Created: time.Now().Unix(), Model: o.Model}
+		base := oaCompletion{ID: completionID("chatcmpl-"), Created: time.Now().Unix(), Model: o.Model}
 		if !o.Stream {
 			ctx, cancel := s.chatContext(w, r)
 			defer cancel()

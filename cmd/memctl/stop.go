@@ -74,10 +74,13 @@ func newRestartCmd(a *app) *cobra.Command {
 // stopDaemon stops the memd answering on the socket and waits until its
 // process is gone; it returns that pid, 0 when none was running.
 func (a *app) stopDaemon(ctx context.Context) (int, error) {
-	if !answers(a.socket) {
+	c, err := api.Dial(ctx, a.socket)
+	if errors.Is(err, api.ErrNotRunning) {
 		return 0, nil
 	}
-	c := api.NewClient(a.socket)
+	if err != nil {
+		return 0, err
+	}
 	defer c.Close()
 	st, err := c.Status(ctx)
 	if err != nil {
