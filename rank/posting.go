@@ -23,80 +23,179 @@ func ComparePostings(a, b Posting) int {
 	return 0
 }
 
-// A block is a run of one term's postings, sorted by chunk id: uvarints
-// (id delta, frequency, chunk length) followed by the last id as 8 bytes
-// big-endian, so appending needs no decoding. The store keeps one block per
-// term per range of chunk ids (store/postings.go).
-const trailerLen = 8
+// BlockSpan is how many chunk ids one posting block covers: the store
+// keeps one block per term per span (store/postings.go), and one Lengths
+// array per span.
+const BlockSpan = 1 << 13
+
+// A block is a run of one term's postings within one span of chunk ids,
+// sorted by id. Each posting is a uvarint of its id's gap from the one
+// before (from the span's first id for the first) shifted left by one, the
+// low bit set when the frequency is 1, followed by the frequency as a
+// uvarint only when it is not 1; most postings of a span take one or two
+// bytes. Chunk lengths are not in the postings: a chunk's length is the
+// same for all its terms, so it is kept once, in the span's Lengths.
+//
+// A four-byte trailer ends the block: the last posting's offset in the
+// span and the count of postings, each big-endian uint16 (a span holds
+// 8,192 ids), so appending and counting need no decoding.
+const trailerLen = 4
 
 // ErrDamagedBlock is a block that does not decode.
 var ErrDamagedBlock = errors.New("posting block is damaged; run `memctl reindex`")
 
-// LastID is the highest chunk id in block, 0 for an empty one.
-func LastID(block []byte) uint64 {
+// blockTrailer returns block's last offset and count; ok is false for a
+// block too short to hold a trailer.
+func blockTrailer(block []byte) (last uint64, n int, ok bool) {
 	if len(block) < trailerLen {
-		return 0
+		return 0, 0, false
 	}
-	return binary.BigEndian.Uint64(block[len(block)-trailerLen:])
+	t := block[len(block)-trailerLen:]
+	return uint64(binary.BigEndian.Uint16(t)), int(binary.BigEndian.Uint16(t[2:])), true
 }
 
-// AppendBlock returns old's postings followed by list (ids above prev,
-// old's last id) as a new block; old is not modified.
-func AppendBlock(old []byte, list []Posting, prev uint64) []byte {
-	body := old
-	if len(body) >= trailerLen {
-		body = body[:len(body)-trailerLen]
+// LastID is the highest chunk id in block, a block of the span starting
+// at base; base itself for an empty block.
+func LastID(block []byte, base uint64) uint64 {
+	last, _, _ := blockTrailer(block)
+	return base + last
+}
+
+// AppendBlock returns old's postings followed by list as a new block of
+// the span starting at base; list is sorted and its ids are above old's
+// last one. old is not modified.
+func AppendBlock(old []byte, list []Posting, base uint64) []byte {
+	body, prev := old, base
+	n := 0
+	if last, count, ok := blockTrailer(old); ok {
+		body, prev, n = old[:len(old)-trailerLen], base+last, count
 	}
-	buf := make([]byte, len(body), len(body)+len(list)*4+trailerLen)
+	buf := make([]byte, len(body), len(body)+len(list)*2+trailerLen)
 	copy(buf, body)
 	for _, p := range list {
-		buf = binary.AppendUvarint(buf, p.Chunk-prev)
-		buf = binary.AppendUvarint(buf, uint64(p.Freq))
-		buf = binary.AppendUvarint(buf, uint64(p.Length))
+		gap := p.Chunk - prev
+		if p.Freq == 1 {
+			buf = binary.AppendUvarint(buf, gap<<1|1)
+		} else {
+			buf = binary.AppendUvarint(buf, gap<<1)
+			buf = binary.AppendUvarint(buf, uint64(p.Freq))
+		}
 		prev = p.Chunk
 	}
-	return binary.BigEndian.AppendUint64(buf, prev)
+	buf = binary.BigEndian.AppendUint16(buf, uint16(prev-base))
+	return binary.BigEndian.AppendUint16(buf, uint16(n+len(list)))
 }
 
-// DecodeBlock appends block's postings to dst.
-func DecodeBlock(block []byte, dst []Posting) ([]Posting, error) {
-	if len(block) < trailerLen {
+// DecodeBlock appends block's postings, of the span starting at base, to
+// dst, each with its chunk's length from lengths.
+func DecodeBlock(block []byte, base uint64, lengths Lengths, dst []Posting) ([]Posting, error) {
+	last, n, ok := blockTrailer(block)
+	if !ok {
 		return dst, ErrDamagedBlock
 	}
 	v := block[:len(block)-trailerLen]
-	var prev uint64
+	id := base
+	start := len(dst)
 	for len(v) > 0 {
-		d, n1 := binary.Uvarint(v)
-		if n1 <= 0 {
+		g, k := binary.Uvarint(v)
+		if k <= 0 {
 			return dst, ErrDamagedBlock
 		}
-		f, n2 := binary.Uvarint(v[n1:])
-		if n2 <= 0 {
-			return dst, ErrDamagedBlock
+		v = v[k:]
+		freq := uint64(1)
+		if g&1 == 0 {
+			if freq, k = binary.Uvarint(v); k <= 0 {
+				return dst, ErrDamagedBlock
+			}
+			v = v[k:]
 		}
-		l, n3 := binary.Uvarint(v[n1+n2:])
-		if n3 <= 0 {
-			return dst, ErrDamagedBlock
-		}
-		v = v[n1+n2+n3:]
-		prev += d
-		dst = append(dst, Posting{Chunk: prev, Freq: uint32(f), Length: uint32(l)})
+		id += g >> 1
+		dst = append(dst, Posting{Chunk: id, Freq: uint32(freq), Length: lengths.At(id - base)})
+	}
+	if len(dst)-start != n || id != base+last || last >= BlockSpan {
+		return dst, ErrDamagedBlock
 	}
 	return dst, nil
 }
 
-// BlockLen is how many postings block holds, counted without decoding
-// them: each posting is three uvarints, and a uvarint's last byte alone
-// has the high bit clear.
+// BlockLen is how many postings block holds, read from its trailer.
 func BlockLen(block []byte) int {
-	if len(block) < trailerLen {
+	_, n, _ := blockTrailer(block)
+	return n
+}
+
+// Lengths is one span's chunk lengths in terms, indexed by a chunk's
+// offset in the span, 0 for an id with no chunk: a width byte (2 or 4)
+// then one little-endian entry of that width per offset, up to the
+// highest offset set. Fixed widths let a query read the length of any
+// posting's chunk in place; two bytes hold every chunk but the longest.
+type Lengths []byte
+
+// At is the length at offset off, 0 when off is past the end or the
+// array is damaged (Check reports damage; a query must not fail on it).
+func (l Lengths) At(off uint64) uint32 {
+	if len(l) == 0 {
 		return 0
 	}
-	n := 0
-	for _, b := range block[:len(block)-trailerLen] {
-		if b < 0x80 {
-			n++
+	w := uint64(l[0])
+	i := 1 + off*w
+	if w != 2 && w != 4 || i+w > uint64(len(l)) {
+		return 0
+	}
+	if w == 2 {
+		return uint32(binary.LittleEndian.Uint16(l[i:]))
+	}
+	return binary.LittleEndian.Uint32(l[i:])
+}
+
+// Len is how many offsets the array covers.
+func (l Lengths) Len() int {
+	if len(l) == 0 || l[0] != 2 && l[0] != 4 {
+		return 0
+	}
+	return (len(l) - 1) / int(l[0])
+}
+
+// Valid reports whether l is a well-formed array.
+func (l Lengths) Valid() bool {
+	return len(l) > 0 && (l[0] == 2 || l[0] == 4) && (len(l)-1)%int(l[0]) == 0 && l.Len() <= BlockSpan
+}
+
+// SetLengths returns l with the entries of set (offset → length) written,
+// as a new array; trailing zero entries are cut, so an array whose chunks
+// are all gone is empty (nil).
+func SetLengths(l Lengths, set map[uint64]uint32) Lengths {
+	n, wide := l.Len(), len(l) > 0 && l[0] == 4
+	for off, v := range set {
+		if v != 0 && int(off) >= n {
+			n = int(off) + 1
+		}
+		wide = wide || v > 0xffff
+	}
+	get := func(off uint64) uint32 {
+		if v, ok := set[off]; ok {
+			return v
+		}
+		return l.At(off)
+	}
+	for n > 0 && get(uint64(n-1)) == 0 {
+		n--
+	}
+	if n == 0 {
+		return nil
+	}
+	w := 2
+	if wide {
+		w = 4
+	}
+	out := make(Lengths, 1, 1+n*w)
+	out[0] = byte(w)
+	for off := range uint64(n) {
+		if w == 2 {
+			out = binary.LittleEndian.AppendUint16(out, uint16(get(off)))
+		} else {
+			out = binary.LittleEndian.AppendUint32(out, get(off))
 		}
 	}
-	return n / 3
+	return out
 }

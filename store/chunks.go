@@ -1,7 +1,9 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // Chunk is a span of a note that recall returns. Lines are 1-based and
@@ -83,35 +85,50 @@ func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 	})
 }
 
-// addChunkTerms records the chunk's terms (to delete its postings later) and
-// queues its postings.
+// addChunkTerms records the chunk's term ids (to delete its postings
+// later) and length, and queues its postings. The record is the chunk's
+// distinct term ids ascending, as uvarint gaps: a delete needs no more,
+// since the chunk's length is kept in its span's lengths.
 func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
-	length := termsLength(terms)
-	var w recordWriter
+	e := t.edits()
+	ids := make([]uint32, 0, len(terms))
 	for _, tf := range terms {
-		w.str(tf.Term)
-		w.uint(uint64(tf.Freq))
-		t.edits().add(tf.Term, Posting{Chunk: id, Freq: tf.Freq, Length: length})
+		tid, err := t.termID(tf.Term)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, tid)
+		e.add(tid, Posting{Chunk: id, Freq: tf.Freq})
 	}
-	return t.bucket(bucketChunkTerms).Put(u64key(id), w.b)
+	e.setLength(id, termsLength(terms))
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	buf := make([]byte, 0, 2*len(ids))
+	prev := uint32(0)
+	for _, tid := range ids {
+		buf = binary.AppendUvarint(buf, uint64(tid-prev))
+		prev = tid
+	}
+	return t.bucket(bucketChunkTerms).Put(u64key(id), buf)
 }
 
 // deleteChunk removes a chunk, its term record, its postings and its
 // vectors under fps, and returns its length in terms.
 func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 	key := u64key(id)
-	r := recordReader{b: t.bucket(bucketChunkTerms).Get(key)}
-	var length uint32
-	for len(r.b) > 0 {
-		term := r.str()
-		length += uint32(r.uint())
-		if r.err == nil {
-			t.edits().remove(term, id)
+	rec := t.bucket(bucketChunkTerms).Get(key)
+	e := t.edits()
+	var tid uint64
+	for len(rec) > 0 {
+		gap, n := binary.Uvarint(rec)
+		if n <= 0 || gap == 0 || tid+gap > 1<<32-1 {
+			return 0, fmt.Errorf("chunk %d: term record: %w", id, errDamaged)
 		}
+		rec, tid = rec[n:], tid+gap
+		e.remove(uint32(tid), id)
 	}
-	if err := r.done(); err != nil {
-		return 0, fmt.Errorf("chunk %d: term record: %w", id, err)
-	}
+	length := t.chunkLength(id)
+	e.setLength(id, 0)
 	if err := t.bucket(bucketChunkTerms).Delete(key); err != nil {
 		return 0, err
 	}

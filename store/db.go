@@ -12,6 +12,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/memd-dev/memd/rank"
 )
 
 // SchemaVersion is the layout this memd writes. A file with a higher version
@@ -21,7 +23,11 @@ import (
 //  2. Binary note and chunk records (record.go); schema 1's JSON ones are
 //     still read, so the step only records the new version, and a memd
 //     that knows only schema 1 refuses the file instead of misreading it.
-const SchemaVersion = 2
+//  3. The lexical index by term id, with chunk lengths kept once per span
+//     of ids instead of in every posting (postings.go). Open rebuilds a
+//     schema 2 index from its chunk term records (migrate.go), in the
+//     same transaction that records the new version.
+const SchemaVersion = 3
 
 // bucketID names one of the top-level buckets, all created when the store
 // opens and never deleted.
@@ -44,15 +50,20 @@ const (
 	// bucketEnrich: note path → a one-byte mark; the notes the model stages have
 	// still to enrich (see QueueEnrich).
 	bucketEnrich
+	// bucketTerms, bucketLengths: the lexical index's term ids and chunk
+	// lengths (postings.go).
+	bucketTerms
+	bucketLengths
 	bucketCount
 )
 
 // bucketNames are the top-level buckets' names in the file.
 var bucketNames = [bucketCount][]byte{
 	bucketMeta: []byte("meta"), bucketFolders: []byte("folders"), bucketNotes: []byte("notes"),
-	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunkterms"),
-	bucketPostings: []byte("postings"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
+	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunktermids"),
+	bucketPostings: []byte("postingblocks"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
 	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"), bucketEnrich: []byte("enrich"),
+	bucketTerms: []byte("terms"), bucketLengths: []byte("lengths"),
 }
 
 var keySchema = []byte("schema")
@@ -151,6 +162,7 @@ func openBolt(path string, o Options) (*bolt.DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	b.AllocSize = growStep
 	return b, nil
 }
 
@@ -180,6 +192,11 @@ func (db *DB) migrate() error {
 		if meta.Get([]byte(counterSkips)) == nil {
 			n := uint64(tx.Bucket(bucketNames[bucketSkips]).Stats().KeyN)
 			if err := meta.Put([]byte(counterSkips), binary.BigEndian.AppendUint64(nil, n)); err != nil {
+				return err
+			}
+		}
+		if binary.BigEndian.Uint64(v) < 3 {
+			if err := migrateLexicon(tx); err != nil {
 				return err
 			}
 		}
@@ -281,12 +298,19 @@ type Tx struct {
 	// Top-level buckets are created at Open and never deleted, so one
 	// stays valid for the whole transaction.
 	opened [bucketCount]*bolt.Bucket
+	// lengths caches the span lengths a read transaction has read
+	// (spanLengths), lengthsRead which of them it has.
+	lengths     []rank.Lengths
+	lengthsRead []bool
 }
 
 // bucket returns a top-level bucket, opened once per transaction.
 func (t *Tx) bucket(id bucketID) *bolt.Bucket {
 	if t.opened[id] == nil {
 		t.opened[id] = t.tx.Bucket(bucketNames[id])
+		if t.tx.Writable() && appendFill[id] != 0 {
+			t.opened[id].FillPercent = appendFill[id]
+		}
 	}
 	return t.opened[id]
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -461,6 +462,11 @@ func TestDeleteNotesUnderLeavesStoreAsBefore(t *testing.T) {
 	}
 	after := dump(t, db)
 	for k, v := range after {
+		// A term keeps its id once given (postings.go): the terms bucket
+		// alone may have gained entries.
+		if _, ok := before[k]; !ok && strings.HasPrefix(k, "terms/") {
+			continue
+		}
 		if w, ok := before[k]; !ok || w != v {
 			t.Errorf("%q: %x after, %x (%v) before", k, v, w, ok)
 		}
