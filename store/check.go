@@ -63,6 +63,9 @@ func Check(path string) (v Verdict) {
 	if err = db.check(); err == nil {
 		err = db.readEverything()
 	}
+	if err == nil {
+		err = db.checkLexicon()
+	}
 	if err != nil {
 		v.Problem = err.Error()
 		v.Folders = registeredPaths(path)

@@ -380,3 +380,37 @@ func BenchmarkOpenAndCheck(b *testing.B) {
 		}
 	})
 }
+
+// TestCheckDecodesLexicon: a posting block, a span's lengths or a chunk
+// term record with bytes that do not decode, in pages bbolt finds sound,
+// fail the check.
+func TestCheckDecodesLexicon(t *testing.T) {
+	for _, bad := range []struct {
+		name   string
+		bucket bucketID
+		value  []byte
+	}{
+		{"posting block", bucketPostings, []byte{0xff, 0xff, 0x00, 0x01}},
+		{"lengths", bucketLengths, []byte{3, 1, 2}},
+		{"chunk terms", bucketChunkTerms, []byte{0x80}},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			path := filledStore(t)
+			db, err := Open(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.current.Load().Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(bucketNames[bad.bucket])
+				k, _ := b.Cursor().First()
+				return b.Put(k, bad.value)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if v, err := checkInChild(t, path); err != nil || v.OK || !strings.Contains(v.Problem, "decode") {
+				t.Fatalf("check of a store with a damaged %s: %+v, %v", bad.name, v, err)
+			}
+		})
+	}
+}

@@ -17,4 +17,4 @@ var appendFill = [bucketCount]float64{
 // bbolt's default, 16 MiB, left a fresh store of SciFact a third larger
 // than its pages; a commit grows the file at most once whatever the
 // step, so a small one costs a few more truncates on a first index only.
-const growStep = 1 << 20
+const growStep = 256 << 10

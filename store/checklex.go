@@ -1,0 +1,70 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/memd-dev/memd/rank"
+)
+
+// checkLexicon decodes the lexical index, which bbolt's check cannot
+// judge: every posting block, with a length for each of its chunks (a
+// chunk with a posting has at least one term), every span's lengths and
+// every chunk term record. Its first finding is a DamageError.
+func (db *DB) checkLexicon() error {
+	var problem string
+	err := db.View(func(t *Tx) error {
+		problem = t.lexiconProblem()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return damaged(db.path, problem+"; `memctl reindex` rebuilds the index")
+	}
+	return nil
+}
+
+func (t *Tx) lexiconProblem() string {
+	terms := t.bucket(bucketTerms).Sequence()
+	problem := ""
+	t.bucket(bucketLengths).ForEach(func(k, v []byte) error {
+		if len(k) != 4 || !rank.Lengths(v).Valid() {
+			problem = fmt.Sprintf("the chunk lengths of span %x do not decode", k)
+		}
+		return nil
+	})
+	if problem != "" {
+		return problem
+	}
+	var list []Posting
+	c := t.bucket(bucketPostings).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 8 || binary.BigEndian.Uint32(k[4:]) == 0 || uint64(binary.BigEndian.Uint32(k[4:])) > terms {
+			return fmt.Sprintf("posting key %x names no term", k)
+		}
+		span := binary.BigEndian.Uint32(k)
+		var err error
+		if list, err = rank.DecodeBlock(v, uint64(span)<<blockShift, t.spanLengths(span), list[:0]); err != nil {
+			return fmt.Sprintf("posting block %x does not decode", k)
+		}
+		for _, p := range list {
+			if p.Length == 0 {
+				return fmt.Sprintf("posting block %x holds chunk %d, which has no length", k, p.Chunk)
+			}
+		}
+	}
+	t.bucket(bucketChunkTerms).ForEach(func(k, v []byte) error {
+		var id uint64
+		for len(v) > 0 && problem == "" {
+			gap, n := binary.Uvarint(v)
+			if n <= 0 || gap == 0 || id+gap > terms {
+				problem = fmt.Sprintf("the term record of chunk %x does not decode", k)
+			}
+			v, id = v[max(n, 1):], id+gap
+		}
+		return nil
+	})
+	return problem
+}
