@@ -85,22 +85,25 @@ func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 	})
 }
 
-// addChunkTerms records the chunk's term ids (to delete its postings
-// later) and length, and queues its postings. The record is the chunk's
+// addChunkTerms queues the chunk's postings and its term record (to
+// delete its postings later), written when the transaction commits
+// (resolveAdded), and records its length. The record is the chunk's
 // distinct term ids ascending, as uvarint gaps: a delete needs no more,
 // since the chunk's length is kept in its span's lengths.
 func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	e := t.edits()
-	ids := make([]uint32, 0, len(terms))
-	for _, tf := range terms {
-		tid, err := t.termID(tf.Term)
-		if err != nil {
-			return err
-		}
-		ids = append(ids, tid)
-		e.add(tid, Posting{Chunk: id, Freq: tf.Freq})
-	}
+	e.addedAt[id] = len(e.added)
+	e.added = append(e.added, addedChunk{id: id, terms: slices.Clone(terms)})
 	e.setLength(id, termsLength(terms))
+	if len(terms) == 0 {
+		return t.bucket(bucketChunkTerms).Put(u64key(id), nil)
+	}
+	return nil
+}
+
+// encodeTermIDs is a chunk term record: ids sorted, duplicates dropped,
+// as uvarint gaps.
+func encodeTermIDs(ids []uint32) []byte {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	buf := make([]byte, 0, 2*len(ids))
@@ -109,15 +112,20 @@ func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 		buf = binary.AppendUvarint(buf, uint64(tid-prev))
 		prev = tid
 	}
-	return t.bucket(bucketChunkTerms).Put(u64key(id), buf)
+	return buf
 }
 
 // deleteChunk removes a chunk, its term record, its postings and its
 // vectors under fps, and returns its length in terms.
 func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 	key := u64key(id)
-	rec := t.bucket(bucketChunkTerms).Get(key)
 	e := t.edits()
+	if i, ok := e.addedAt[id]; ok {
+		// Added in this transaction: its postings are not written yet.
+		e.added[i].terms = nil
+		delete(e.addedAt, id)
+	}
+	rec := t.bucket(bucketChunkTerms).Get(key)
 	var tid uint64
 	for len(rec) > 0 {
 		gap, n := binary.Uvarint(rec)

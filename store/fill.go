@@ -1,7 +1,8 @@
 package store
 
 // appendFill is the fill percent of the buckets whose keys a commit
-// mostly appends in order: chunk ids and span numbers only grow. bbolt
+// mostly writes in order: chunk ids and span numbers only grow and a bulk
+// add goes in path order. bbolt
 // splits a page at half full by default, which suits keys inserted at
 // random but leaves a bucket written in key order half empty: each split
 // page is never written again.
