@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,10 +16,6 @@ import (
 	"github.com/memd-dev/memd/internal/buildinfo"
 	"github.com/memd-dev/memd/internal/config"
 )
-
-// version is memctl's version as the MCP and LSP servers announce it: the
-// module version, or the commit it was built from.
-var version = buildinfo.Version()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,31 +86,4 @@ func describe(err error) string {
 		return e.Message
 	}
 	return err.Error()
-}
-
-// absPrefix is absPath for a path prefix: a trailing "/" (only notes
-// inside that folder) survives.
-func absPrefix(p string) (string, error) {
-	abs, err := absPath(p)
-	if err == nil && strings.HasSuffix(p, "/") && !strings.HasSuffix(abs, "/") {
-		abs += "/"
-	}
-	return abs, err
-}
-
-// absPath makes a path from the command line absolute, resolving symlinks
-// where the file exists, since the daemon knows files by their real path.
-func absPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", fmt.Errorf("make %s absolute: %w", p, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, nil
-	}
-	// A file that is gone (forget, rm) still has a folder that may exist.
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs)), nil
-	}
-	return abs, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newRecallCmd(a *app) *cobra.Command {
@@ -32,12 +33,12 @@ func newRecallCmd(a *app) *cobra.Command {
 			f := &req.Filters
 			var err error
 			if f.Folder != "" {
-				if f.Folder, err = absPath(f.Folder); err != nil {
+				if f.Folder, err = clitext.AbsPath(f.Folder); err != nil {
 					return err
 				}
 			}
 			if f.PathPrefix != "" {
-				if f.PathPrefix, err = absPrefix(f.PathPrefix); err != nil {
+				if f.PathPrefix, err = clitext.AbsPrefix(f.PathPrefix); err != nil {
 					return err
 				}
 			}

@@ -136,14 +136,6 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
-// An agent reading the MCP recall tool hears of a corrected spelling too.
-func TestHitsTextSaysCorrection(t *testing.T) {
-	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
-	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
-		t.Fatalf("got %q", got)
-	}
-}
-
 // TestRecallWithoutQuery: a recall with no query says how to write one,
 // before any daemon is asked.
 func TestRecallWithoutQuery(t *testing.T) {
