@@ -134,6 +134,13 @@ func TestExcerpt(t *testing.T) {
 	if got := excerpt(long); len([]rune(got[0])) != excerptWidth {
 		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
 	}
+	fits := strings.Repeat("é", excerptWidth)
+	if got := excerpt(fits); got[0] != fits {
+		t.Errorf("a line of exactly %d runes was cut: %q", excerptWidth, got[0])
+	}
+	if got := excerpt(fits + "x"); got[0] != strings.Repeat("é", excerptWidth-1)+"…" {
+		t.Errorf("a line of %d runes: %q", excerptWidth+1, got[0])
+	}
 }
 
 // TestRecallWithoutQuery: a recall with no query says how to write one,
