@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newRecallCmd(a *app) *cobra.Command {
@@ -21,9 +21,10 @@ func newRecallCmd(a *app) *cobra.Command {
 		vimgrep       bool
 	)
 	cmd := &cobra.Command{
-		Use:   `recall "query"`,
-		Short: "Show the chunks of your notes that best answer a query",
-		Args:  needQuery,
+		Use:         `recall "query"`,
+		Short:       "Show the chunks of your notes that best answer a query",
+		Args:        needQuery,
+		Annotations: map[string]string{oneShot: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if vimgrep && a.json {
 				return errors.New("--vimgrep and --json are two ways to print the hits; pick one")
@@ -32,12 +33,12 @@ func newRecallCmd(a *app) *cobra.Command {
 			f := &req.Filters
 			var err error
 			if f.Folder != "" {
-				if f.Folder, err = absPath(f.Folder); err != nil {
+				if f.Folder, err = clitext.AbsPath(f.Folder); err != nil {
 					return err
 				}
 			}
 			if f.PathPrefix != "" {
-				if f.PathPrefix, err = absPrefix(f.PathPrefix); err != nil {
+				if f.PathPrefix, err = clitext.AbsPrefix(f.PathPrefix); err != nil {
 					return err
 				}
 			}
@@ -163,13 +164,26 @@ func excerpt(text string) []string {
 			out[len(out)-1] += " …"
 			break
 		}
-		if utf8.RuneCountInString(line) > excerptWidth {
-			r := []rune(line)
-			line = string(r[:excerptWidth-1]) + "…"
-		}
-		out = append(out, line)
+		out = append(out, cutRunes(line, excerptWidth))
 	}
 	return out
+}
+
+// cutRunes returns line cut to width runes, the last one "…", or whole
+// when it fits. It walks no further than width runes: a chunk's line can
+// be a whole abstract.
+func cutRunes(line string, width int) string {
+	n, cut := 0, 0
+	for i := range line {
+		switch n {
+		case width - 1:
+			cut = i
+		case width:
+			return line[:cut] + "…"
+		}
+		n++
+	}
+	return line
 }
 
 // explainLine is "bm25 #1 (7.21), vector #3 (0.812)".

@@ -134,13 +134,12 @@ func TestExcerpt(t *testing.T) {
 	if got := excerpt(long); len([]rune(got[0])) != excerptWidth {
 		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
 	}
-}
-
-// An agent reading the MCP recall tool hears of a corrected spelling too.
-func TestHitsTextSaysCorrection(t *testing.T) {
-	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
-	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
-		t.Fatalf("got %q", got)
+	fits := strings.Repeat("é", excerptWidth)
+	if got := excerpt(fits); got[0] != fits {
+		t.Errorf("a line of exactly %d runes was cut: %q", excerptWidth, got[0])
+	}
+	if got := excerpt(fits + "x"); got[0] != strings.Repeat("é", excerptWidth-1)+"…" {
+		t.Errorf("a line of %d runes: %q", excerptWidth+1, got[0])
 	}
 }
 

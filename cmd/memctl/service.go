@@ -12,9 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/internal/autostart"
 )
 
 // service is memd as a per-user service of the platform's service
@@ -93,9 +96,13 @@ var launchdAgent = parseUnit("plist", `<?xml version="1.0" encoding="UTF-8"?>
 
 const launchdLabel = "dev.memd.memd"
 
-func parseUnit(name, text string) *template.Template {
-	funcs := template.FuncMap{"unitPath": unitPath, "unitArg": unitArg, "xml": xmlText}
-	return template.Must(template.New(name).Funcs(funcs).Parse(text))
+// parseUnit returns a unit's template, parsed on first use: every memctl
+// start would pay for templates that only service install writes.
+func parseUnit(name, text string) func() *template.Template {
+	return sync.OnceValue(func() *template.Template {
+		funcs := template.FuncMap{"unitPath": unitPath, "unitArg": unitArg, "xml": xmlText}
+		return template.Must(template.New(name).Funcs(funcs).Parse(text))
+	})
 }
 
 // xmlText escapes text for a plist string.
@@ -136,10 +143,10 @@ func (s service) units(goos string) ([]unit, error) {
 	switch goos {
 	case "linux":
 		dir := filepath.Join(s.configHome(), "systemd", "user")
-		tmpls = []*template.Template{systemdSocket, systemdService}
+		tmpls = []*template.Template{systemdSocket(), systemdService()}
 		paths = []string{filepath.Join(dir, "memd.socket"), filepath.Join(dir, "memd.service")}
 	case "darwin":
-		tmpls = []*template.Template{launchdAgent}
+		tmpls = []*template.Template{launchdAgent()}
 		paths = []string{filepath.Join(s.home, "Library", "LaunchAgents", launchdLabel+".plist")}
 	default:
 		return nil, fmt.Errorf("memctl service knows systemd (Linux) and launchd (macOS), not %s; run memd from your own init", goos)
@@ -173,7 +180,7 @@ func (a *app) service(needBinary bool) (service, error) {
 	if !needBinary {
 		return s, nil
 	}
-	bin, err := findMemd()
+	bin, err := autostart.FindMemd()
 	if err != nil {
 		return service{}, err
 	}
@@ -371,7 +378,7 @@ func (a *app) serviceStatus(ctx context.Context, s service, units []unit) {
 	} else if runtime.GOOS == "darwin" {
 		fmt.Fprintln(a.out, "log:", s.LogFile())
 	}
-	if answers(a.socket) {
+	if autostart.Answers(a.socket) {
 		fmt.Fprintf(a.out, "memd: answering on %s\n", a.socket)
 	} else {
 		fmt.Fprintf(a.out, "memd: not answering on %s\n", a.socket)
