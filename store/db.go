@@ -162,7 +162,7 @@ func openBolt(path string, o Options) (*bolt.DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b.AllocSize = growStep
+	b.NoGrowSync = o.NoSync
 	return b, nil
 }
 
@@ -259,7 +259,9 @@ func (db *DB) view(fn func(*bolt.Tx) error) error {
 func (db *DB) update(fn func(*bolt.Tx) error) error {
 	db.writes.Lock()
 	defer db.writes.Unlock()
-	return db.noteDamage(contain(db.path, func() error { return db.current.Load().Update(fn) }))
+	b := db.current.Load()
+	b.AllocSize = growStep(db.Size()) // read by bbolt only in a write's commit
+	return db.noteDamage(contain(db.path, func() error { return b.Update(fn) }))
 }
 
 // noteDamage raises the alarm when err says the file is damaged.

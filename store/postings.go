@@ -126,7 +126,8 @@ func (e *postingEdits) setLength(chunk uint64, length uint32) {
 func (t *Tx) resolveAdded(e *postingEdits) error {
 	local := map[string]int32{}
 	var terms []string
-	var occ []int32 // each added term's local index, in the order of e.added
+	var occ []int32    // each added term's local index, in the order of e.added
+	var counts []int32 // postings per local index
 	for _, c := range e.added {
 		for _, tf := range c.terms {
 			i, ok := local[tf.Term]
@@ -134,8 +135,10 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 				i = int32(len(terms))
 				local[tf.Term] = i
 				terms = append(terms, tf.Term)
+				counts = append(counts, 0)
 			}
 			occ = append(occ, i)
+			counts[i]++
 		}
 	}
 	if len(terms) == 0 {
@@ -145,7 +148,14 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 	if err != nil {
 		return err
 	}
+	// One array holds every term's postings, each term's run cut from it.
+	all := make([]Posting, len(occ))
 	lists := make([][]Posting, len(terms))
+	at := 0
+	for i, n := range counts {
+		lists[i] = all[at : at : int(n)+at]
+		at += int(n)
+	}
 	var rec []uint32
 	for _, c := range e.added {
 		if c.terms == nil {
@@ -170,7 +180,11 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 				n++
 			}
 			k := refOf(ids[li], list[0].Chunk)
-			e.adds[k] = append(e.adds[k], list[:n]...)
+			if e.adds[k] == nil {
+				e.adds[k] = list[:n:n]
+			} else {
+				e.adds[k] = append(e.adds[k], list[:n]...)
+			}
 			list = list[n:]
 		}
 	}
