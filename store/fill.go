@@ -15,10 +15,10 @@ var appendFill = [bucketCount]float64{
 }
 
 // growStep is how far past its pages in use the file grows when a commit
-// needs more: a sixteenth of its size, from 256 KiB to 16 MiB. bbolt's
+// needs more: a thirty-second of its size, from 256 KiB to 8 MiB. bbolt's
 // fixed 16 MiB left a fresh store of SciFact a third larger than its
 // pages; a fixed 256 KiB made a growing store truncate and fsync the file
 // on almost every commit (bbolt syncs a growth even without NoSync).
 func growStep(size int64) int {
-	return int(min(max(size/16, 256<<10), 16<<20))
+	return int(min(max(size/32, 256<<10), 8<<20))
 }
