@@ -4,8 +4,9 @@
 //   - lexical/: the analyzer that turns text into index terms, the same at
 //     index time (the pipeline counts a chunk's terms with it) and at
 //     recall (ParseQuery), so the two always agree.
-//   - posting.go: what the index holds per term and chunk (Posting) and
-//     how a run of postings is encoded; store/postings.go keeps the runs in
+//   - posting.go: what the index holds per term and chunk (Posting), how
+//     a run of postings is encoded, and the chunk lengths kept once per
+//     range of chunk ids (Lengths); store/postings.go keeps the runs in
 //     bbolt, one per term per range of chunk ids.
 //   - bm25.go: BM25 over those postings (the file for "change how BM25
 //     scores"), and how a query is analyzed.
