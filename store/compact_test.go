@@ -59,6 +59,14 @@ func TestCompactGivesSpaceBack(t *testing.T) {
 	if p := postings(t, db, "after"); len(p) != 1 {
 		t.Fatalf("a write after compaction: %v", p)
 	}
+	// The terms of the deleted notes keep their ids; a new term must not
+	// reuse one (the dictionary's sequence survives the copy).
+	terms := map[string]int{}
+	if err := db.View(func(tx *Tx) error {
+		return tx.ForEachTerm(func(term string, df int) { terms[term] = df })
+	}); err != nil || !maps.Equal(terms, map[string]int{"after": 1, "again": 750}) {
+		t.Fatalf("terms after compaction and a write: %v, %v; want after: 1, again: 750", terms, err)
+	}
 	if gone(compactPath(path)) == false {
 		t.Fatal("the temporary file is left")
 	}
