@@ -37,6 +37,11 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 	}
 	want := map[string][]Posting{}
 	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
+		for _, id := range []bucketID{bucketTerms, bucketLengths, bucketChunkTerms, bucketPostings} {
+			if err := tx.DeleteBucket(bucketNames[id]); err != nil { // schema 2 had none of them
+				return err
+			}
+		}
 		ct, err := tx.CreateBucketIfNotExists(legacyChunkTerms)
 		if err != nil {
 			return err
@@ -66,6 +71,10 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 	}
 	db.Close()
 
+	// memd checks a store before it opens it: a schema 2 one is sound.
+	if v := Check(path); !v.OK {
+		t.Fatalf("check of a schema 2 store: %+v", v)
+	}
 	if db, err = Open(path, Options{NoSync: true}); err != nil {
 		t.Fatal(err)
 	}
