@@ -144,6 +144,12 @@ func BenchmarkRecall100k(b *testing.B) {
 	benchRecall(b, New(Config{DB: benchStore(b, 100_000)}), memd.Filters{})
 }
 
+// BenchmarkRecallExpand100k is BenchmarkRecall100k with query expansion
+// on: a second BM25 pass over the query and 20 added terms.
+func BenchmarkRecallExpand100k(b *testing.B) {
+	benchRecall(b, New(Config{DB: benchStore(b, 100_000), Expand: true}), memd.Filters{})
+}
+
 // BenchmarkRecallTypo100k is BenchmarkRecall100k with the first word of
 // each query misspelled (one letter replaced), so typo tolerance looks the
 // word up in the term dictionary and ranks the corrected query. The

@@ -61,8 +61,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.Data,
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
 		Fusion:      rank.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
-		VectorFloor: cfg.Recall.VectorFloor,
-		Generator:   m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
+		VectorFloor: cfg.Recall.VectorFloor, Expand: cfg.Recall.Expand,
+		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
 	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins,
 		RecallInFlight: cfg.Recall.MaxInFlight, RecallQueue: cfg.Recall.Queue})
 	tl, token, err := listenTCP(cfg, log)
