@@ -29,7 +29,9 @@ const shutdownGrace = 5 * time.Second
 // Models load after the socket is taken, so a second memd fails fast, and
 // before the indexer starts, so its stages see them. Closing runs the other
 // way: the indexer and server stop, then the vectors, the models, the store.
-func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+// The socket is taken from sock, which outlives this serve when a damaged
+// store is rebuilt (serveRebuilding).
+func serve(ctx context.Context, cfg config.Config, sock *daemonSocket, log *slog.Logger) error {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("create data folder: %w", err)
 	}
@@ -38,7 +40,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	l, err := listen(cfg.Socket, log)
+	l, err := sock.take(cfg.Socket, log)
 	if err != nil {
 		return err
 	}

@@ -186,8 +186,10 @@ func openStore(ctx context.Context, data string, fullCheckMaxBytes int64, log *s
 // the store aside and serves again on a new one, which takes the folders
 // from the registrations file and indexes them anew.
 func serveRebuilding(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	var sock daemonSocket // one socket for every serve: see daemonSocket
+	defer sock.Close()
 	for rebuilds := 0; ; rebuilds++ {
-		err := serve(ctx, cfg, log)
+		err := serve(ctx, cfg, &sock, log)
 		var damage *store.DamageError
 		if !errors.As(err, &damage) || ctx.Err() != nil {
 			return err
