@@ -97,12 +97,29 @@ func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, expand bo
 	if !expand || len(scores) == 0 {
 		return scores, nil
 	}
-	expanded, err := s.expansion.Expand(tx, c, fixed, scores)
+	expanded, err := s.expansion.Expand(feedback{tx, s.spelling.dictionary(tx)}, c, fixed, scores)
 	if err != nil || len(expanded.Terms) == len(fixed.Terms) {
 		return scores, err
 	}
 	scores, _, err = s.bm25.Rank(tx, c, expanded)
 	return scores, err
+}
+
+// feedback is what query expansion reads: chunks' terms from tx, and
+// document frequencies from the term dictionary, which holds them without
+// a read of postings (the terms it cannot count, from tx).
+type feedback struct {
+	*store.Tx
+	dict *rank.Dictionary
+}
+
+func (f feedback) DocFreq(term string) int {
+	if f.dict != nil {
+		if df, known := f.dict.DocFreq(term); known {
+			return df
+		}
+	}
+	return f.Tx.DocFreq(term)
 }
 
 // expands says whether recall r expands its query: as r asks, or as the

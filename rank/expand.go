@@ -31,7 +31,7 @@ type Expansion struct {
 
 // DefaultExpansion holds the values zero fields of Expansion take, chosen
 // on SciFact's training queries (TestSciFactExpansion, BENCHMARKS.md).
-var DefaultExpansion = Expansion{Chunks: 10, Terms: 20, Weight: 0.1}
+var DefaultExpansion = Expansion{Chunks: 3, Terms: 20, Weight: 0.1}
 
 // WithDefaults fills e's zero fields from DefaultExpansion.
 func (e Expansion) WithDefaults() Expansion {
@@ -47,20 +47,17 @@ func (e Expansion) WithDefaults() Expansion {
 	return e
 }
 
-// FeedbackIndex is what expansion reads besides the first pass's scores;
-// store.Tx is one.
+// FeedbackIndex is what expansion reads besides the first pass's scores.
 type FeedbackIndex interface {
 	// ChunkTerms calls fn for each term of a chunk with its weighted
-	// frequency there.
+	// frequency there (store.Tx's).
 	ChunkTerms(chunk uint64, fn func(term string, freq uint32)) error
-	// DocFreq is how many chunks hold term.
+	// DocFreq is how many chunks hold term. It is asked of every term of
+	// the chunks fed back, so it must not read postings: memory answers
+	// from the term dictionary (Dictionary.DocFreq), where counting a
+	// term's postings made expansion ten times as slow.
 	DocFreq(term string) int
 }
-
-// candidatesPerTerm bounds the terms whose document frequency is looked up
-// (a read of each of the term's posting blocks) to this many per term
-// added, taken by the model's weight alone.
-const candidatesPerTerm = 4
 
 // Expand returns q with the best terms of the relevance model of the best
 // e.Chunks of first (the first pass's scores, reordered) added at e.Weight.
@@ -139,15 +136,20 @@ func relevanceModel(ix FeedbackIndex, q Query, top []Scored) (map[string]float64
 	return model, nil
 }
 
-// pick chooses e.Terms terms of model by probability times idf, from the
-// candidatesPerTerm×e.Terms most probable. A term held by one chunk only
-// is left out: it can only find again the chunk it came from.
+// pick chooses e.Terms terms of model by probability times idf. A term
+// held by one chunk only is left out: it can only find again the chunk it
+// came from.
 func (e Expansion) pick(ix FeedbackIndex, c Corpus, model map[string]float64) []candidate {
+	n := float64(c.Chunks)
 	cands := make([]candidate, 0, len(model))
 	for term, p := range model {
-		cands = append(cands, candidate{term: term, prob: p, merit: p})
+		df := float64(ix.DocFreq(term))
+		if df < 2 {
+			continue
+		}
+		cands = append(cands, candidate{term: term, prob: p, merit: p * math.Log(1+(n-df+0.5)/(df+0.5))})
 	}
-	byMerit := func(a, b candidate) int {
+	slices.SortFunc(cands, func(a, b candidate) int {
 		switch {
 		case a.merit > b.merit:
 			return -1
@@ -155,19 +157,6 @@ func (e Expansion) pick(ix FeedbackIndex, c Corpus, model map[string]float64) []
 			return 1
 		}
 		return strings.Compare(a.term, b.term)
-	}
-	slices.SortFunc(cands, byMerit)
-	cands = cands[:min(len(cands), candidatesPerTerm*e.Terms)]
-	n := float64(c.Chunks)
-	kept := cands[:0]
-	for _, t := range cands {
-		df := float64(ix.DocFreq(t.term))
-		if df < 2 {
-			continue
-		}
-		t.merit *= math.Log(1 + (n-df+0.5)/(df+0.5))
-		kept = append(kept, t)
-	}
-	slices.SortFunc(kept, byMerit)
-	return kept[:min(len(kept), e.Terms)]
+	})
+	return cands[:min(len(cands), e.Terms)]
 }
