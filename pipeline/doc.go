@@ -11,8 +11,9 @@
 // index (vector.Serving) in step after each commit and runs the re-embed
 // when the embedder changes.
 //
-// It imports store, vector, inference and the root package memd (its
-// index events are memd.Event), never memory, server or api.
+// It imports store, vector, inference, internal/pause and the root
+// package memd (its index events are memd.Event), never memory, server
+// or api.
 //
 // Decisions a caller may rely on:
 //   - Folders may not nest: adding a folder inside or around a registered

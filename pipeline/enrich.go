@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/pause"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/store"
 )
@@ -55,7 +56,7 @@ func (e *enricher) run(ctx context.Context) {
 		case err != nil:
 			failures++
 			e.log.Warn("enrich notes with the models; they keep their heuristic chunks until it works", "err", err)
-			sleep(ctx, time.Duration(min(failures, 30))*time.Second)
+			pause.For(ctx, time.Duration(min(failures, 30))*time.Second)
 		case n == 0:
 			failures = 0
 			select {
