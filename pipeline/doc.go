@@ -44,5 +44,7 @@
 //     store, so a crash resumes its enrichment at the next start.
 //   - A rename is recognized by content hash when the new path is processed
 //     before the old one's removal (the watcher and reconcile queue present
-//     files first); the note then keeps its chunks and their ids.
+//     files first, and the watcher holds a path renamed away one more
+//     debounce for its new path's event); the note then keeps its chunks
+//     and their ids.
 package pipeline
