@@ -434,15 +434,15 @@ func chatFake() *apitest.Service {
 	return svc
 }
 
-// The recall tool's per_note reaches the daemon's request.
+// The recall tool's per_note and expand reach the daemon's request.
 func TestMCPRecallPerNote(t *testing.T) {
 	svc := recallFake()
 	ag := startMCP(t, svc)
-	ag.call(t, "recall", map[string]any{"query": "tomatoes", "per_note": true})
+	ag.call(t, "recall", map[string]any{"query": "tomatoes", "per_note": true, "expand": true})
 	svc.Mu.Lock()
 	defer svc.Mu.Unlock()
-	if !svc.LastRecall.PerNote {
-		t.Fatalf("MCP per_note: %+v", svc.LastRecall)
+	if !svc.LastRecall.PerNote || svc.LastRecall.Expand == nil || !*svc.LastRecall.Expand {
+		t.Fatalf("MCP per_note and expand: %+v", svc.LastRecall)
 	}
 }
 
