@@ -147,10 +147,11 @@ type recallArgs struct {
 	PathPrefix string   `json:"path_prefix,omitempty" jsonschema:"only notes whose absolute path starts with this"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"only notes that carry every one of these tags (a tag matches the tags under it: garden matches garden/bees)"`
 	PerNote    bool     `json:"per_note,omitempty" jsonschema:"one passage per note, its best, so that k counts notes"`
+	Expand     *bool    `json:"expand,omitempty" jsonschema:"add the words that best mark the first passages found and search again (query expansion; absent: the daemon's default, off unless configured)"`
 }
 
 func (sv *tools) mcpRecall(ctx context.Context, _ *mcp.CallToolRequest, in recallArgs) (*mcp.CallToolResult, memd.RecallResult, error) {
-	req := memd.RecallRequest{Query: in.Query, K: in.K, Filters: memd.Filters{Tags: in.Tags}, PerNote: in.PerNote}
+	req := memd.RecallRequest{Query: in.Query, K: in.K, Filters: memd.Filters{Tags: in.Tags}, PerNote: in.PerNote, Expand: in.Expand}
 	var err error
 	if in.Folder != "" {
 		if req.Filters.Folder, err = absArg("folder", in.Folder); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/pause"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -62,7 +63,7 @@ func (bw *batchWorker) run(ctx context.Context) {
 		case err != nil:
 			failures++
 			bw.host.emitError("index batch", err)
-			sleep(ctx, time.Duration(min(failures, 10))*time.Second)
+			pause.For(ctx, time.Duration(min(failures, 10))*time.Second)
 		case n == 0:
 			failures = 0
 			select {
@@ -73,7 +74,7 @@ func (bw *batchWorker) run(ctx context.Context) {
 			case <-time.After(5 * time.Second): // a safety net; notify is the rule
 			}
 		case !progressed:
-			sleep(ctx, 200*time.Millisecond) // only retries: let the cause pass
+			pause.For(ctx, 200*time.Millisecond) // only retries: let the cause pass
 		default:
 			failures = 0
 		}
@@ -97,15 +98,6 @@ func (bw *batchWorker) release() {
 	runtime.GC()
 	debug.FreeOSMemory()
 	bw.released.Add(1)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 // runBatch reads up to BatchNotes jobs, prepares their outcomes outside any

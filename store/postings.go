@@ -433,11 +433,13 @@ func (t *Tx) Postings(term string, dst []Posting) ([]Posting, error) {
 }
 
 // DocFreq is how many chunks hold term, counted without decoding their
-// postings. Edits made earlier in the same Update are not visible.
-func (t *Tx) DocFreq(term string) (int, error) {
+// postings; 0 for a term the index does not hold, or whose dictionary
+// entry is damaged (Check reports that). Edits made earlier in the same
+// Update are not visible.
+func (t *Tx) DocFreq(term string) int {
 	id, ok, err := t.lookupTerm(term)
 	if !ok || err != nil {
-		return 0, err
+		return 0
 	}
 	b := t.bucket(bucketPostings)
 	last := uint32(t.MaxChunkID() >> blockShift)
@@ -446,7 +448,7 @@ func (t *Tx) DocFreq(term string) (int, error) {
 	for block := uint32(0); block <= last; block++ {
 		n += rank.BlockLen(b.Get(blockKey(key[:0], block, id)))
 	}
-	return n, nil
+	return n
 }
 
 // ForEachTerm calls fn for every term of the lexical index with the number

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,8 @@ func newRecallCmd(a *app) *cobra.Command {
 	fl.BoolVar(&req.Explain, "explain", false, "say which lists (bm25, vector, rerank) ranked each hit, at what rank and score")
 	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
 	fl.BoolVar(&req.PerNote, "per-note", false, "one hit per note, its best chunk (-k then counts notes)")
+	fl.Var(expandFlag{&req.Expand}, "expand", "expand the query from the notes it finds first (pseudo-relevance feedback); --expand=false turns off the daemon's recall.expand")
+	fl.Lookup("expand").NoOptDefVal = "true"
 	fl.BoolVar(&vimgrep, "vimgrep", false, "print path:line:col:text, one line a hit, as grep -n and Vim's quickfix and Emacs' grep-mode read it")
 	return cmd
 }
@@ -203,3 +206,24 @@ func needQuery(_ *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// expandFlag is --expand: unset leaves the choice to the daemon's config.
+type expandFlag struct{ v **bool }
+
+func (f expandFlag) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", s)
+	}
+	*f.v = &b
+	return nil
+}
+
+func (f expandFlag) String() string {
+	if f.v == nil || *f.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(**f.v)
+}
+
+func (f expandFlag) Type() string { return "bool" }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,32 @@ func TestRecallWithoutQuery(t *testing.T) {
 		_, _, err := run(t, filepath.Join(t.TempDir(), "none.sock"), args...)
 		if err == nil || !strings.Contains(err.Error(), `memctl recall "`) || strings.Contains(err.Error(), "arg(s)") {
 			t.Errorf("memctl %q: %v", args, err)
+		}
+	}
+}
+
+// --expand asks for query expansion, --expand=false refuses it, and no
+// flag leaves it to the daemon's config.
+func TestRecallExpand(t *testing.T) {
+	svc := recallFake()
+	sock := fakeDaemon(t, svc)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"recall", "--expand", "tomatoes"}, "true"},
+		{[]string{"recall", "--expand=false", "tomatoes"}, "false"},
+		{[]string{"recall", "tomatoes"}, "daemon's default"},
+	} {
+		if _, _, err := run(t, sock, tc.args...); err != nil {
+			t.Fatal(err)
+		}
+		got := "daemon's default"
+		if e := svc.LastRecall.Expand; e != nil {
+			got = strconv.FormatBool(*e)
+		}
+		if got != tc.want || svc.LastRecall.Query != "tomatoes" {
+			t.Errorf("%v: expand %s, query %q; want %s", tc.args, got, svc.LastRecall.Query, tc.want)
 		}
 	}
 }

@@ -320,6 +320,21 @@ func (a *app) runSteps(ctx context.Context, steps [][]string) error {
 	return nil
 }
 
+// installedUnits sorts the service's files into those present and the
+// paths of those missing. The service is installed when none is missing
+// and not installed when none is present; uninstall removes any that are,
+// and status says so, so that the two agree on a half-installed service.
+func installedUnits(units []unit) (present []unit, missing []string) {
+	for _, u := range units {
+		if _, err := os.Stat(u.path); err == nil {
+			present = append(present, u)
+		} else {
+			missing = append(missing, u.path)
+		}
+	}
+	return present, missing
+}
+
 func (a *app) uninstallService(ctx context.Context, units []unit) error {
 	var steps [][]string
 	if runtime.GOOS == "darwin" {
@@ -327,20 +342,15 @@ func (a *app) uninstallService(ctx context.Context, units []unit) error {
 	} else {
 		steps = [][]string{{"systemctl", "--user", "disable", "--now", "memd.socket", "memd.service"}}
 	}
-	installed := false
-	for _, u := range units {
-		if _, err := os.Stat(u.path); err == nil {
-			installed = true
-		}
-	}
-	if !installed {
+	present, _ := installedUnits(units)
+	if len(present) == 0 {
 		fmt.Fprintln(a.out, "memd's service is not installed")
 		return nil
 	}
 	if err := a.runSteps(ctx, steps); err != nil {
 		return err
 	}
-	for _, u := range units {
+	for _, u := range present {
 		if err := os.Remove(u.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -354,15 +364,13 @@ func (a *app) uninstallService(ctx context.Context, units []unit) error {
 }
 
 func (a *app) serviceStatus(ctx context.Context, s service, units []unit) {
-	installed := true
-	for _, u := range units {
-		if _, err := os.Stat(u.path); err != nil {
-			installed = false
-		}
-	}
-	if !installed {
+	switch present, missing := installedUnits(units); {
+	case len(present) == 0:
 		fmt.Fprintln(a.out, "service: not installed (memctl service install)")
-	} else {
+	case len(missing) > 0:
+		fmt.Fprintf(a.out, "service: partly installed, %s missing (memctl service install writes it again; memctl service uninstall removes the rest)\n",
+			strings.Join(missing, ", "))
+	default:
 		fmt.Fprintf(a.out, "service: installed (%s)\n", units[0].path)
 	}
 	if runtime.GOOS == "linux" {
