@@ -61,15 +61,17 @@ func (t *Tx) lexiconProblem() string {
 		}
 	}
 	t.bucket(bucketChunkTerms).ForEach(func(k, v []byte) error {
-		var id uint64
-		for len(v) > 0 && problem == "" {
-			gap, n := binary.Uvarint(v)
-			if n <= 0 || gap == 0 || id+gap > terms {
-				problem = fmt.Sprintf("the term record of chunk %x does not decode", k)
-			}
-			v, id = v[max(n, 1):], id+gap
+		var last uint32
+		if decodeTermIDs(v, func(id, _ uint32) { last = id }) != nil || uint64(last) > terms {
+			problem = fmt.Sprintf("the term record of chunk %x does not decode", k)
 		}
 		return nil
 	})
+	if problem != "" {
+		return problem
+	}
+	if n := t.bucket(bucketTermNames).Stats().KeyN; n != t.bucket(bucketTerms).Stats().KeyN {
+		return fmt.Sprintf("the term dictionary holds %d terms and %d names; they do not decode as one", t.bucket(bucketTerms).Stats().KeyN, n)
+	}
 	return problem
 }

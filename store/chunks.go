@@ -86,10 +86,11 @@ func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 }
 
 // addChunkTerms queues the chunk's postings and its term record (to
-// delete its postings later), written when the transaction commits
-// (resolveAdded), and records its length. The record is the chunk's
-// distinct term ids ascending, as uvarint gaps: a delete needs no more,
-// since the chunk's length is kept in its span's lengths.
+// delete its postings later, and for ChunkTerms), written when the
+// transaction commits (resolveAdded), and records its length. The
+// record is the chunk's distinct term ids ascending, each as a uvarint
+// gap and its frequency: a delete needs no more, since the chunk's length
+// is kept in its span's lengths.
 func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	e := t.edits()
 	e.addedAt[id] = len(e.added)
@@ -101,18 +102,47 @@ func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	return nil
 }
 
-// encodeTermIDs is a chunk term record: ids sorted, duplicates dropped,
-// as uvarint gaps.
-func encodeTermIDs(ids []uint32) []byte {
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	buf := make([]byte, 0, 2*len(ids))
+// termFreqID is a term of a chunk, by id, and its frequency there.
+type termFreqID struct {
+	id   uint32
+	freq uint32
+}
+
+// encodeTermIDs is a chunk term record: terms by id ascending, a term
+// listed twice counted once with the sum of its frequencies.
+func encodeTermIDs(terms []termFreqID) []byte {
+	slices.SortFunc(terms, func(a, b termFreqID) int { return compareU64(uint64(a.id), uint64(b.id)) })
+	buf := make([]byte, 0, 3*len(terms))
 	prev := uint32(0)
-	for _, tid := range ids {
-		buf = binary.AppendUvarint(buf, uint64(tid-prev))
-		prev = tid
+	for i, tf := range terms {
+		if i+1 < len(terms) && terms[i+1].id == tf.id {
+			terms[i+1].freq += tf.freq
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(tf.id-prev))
+		buf = binary.AppendUvarint(buf, uint64(tf.freq))
+		prev = tf.id
 	}
 	return buf
+}
+
+// decodeTermIDs calls fn with each term id and frequency of a chunk term
+// record, in id order.
+func decodeTermIDs(rec []byte, fn func(id, freq uint32)) error {
+	var id uint64
+	for len(rec) > 0 {
+		gap, n := binary.Uvarint(rec)
+		if n <= 0 || gap == 0 || id+gap > 1<<32-1 {
+			return errDamaged
+		}
+		freq, m := binary.Uvarint(rec[n:])
+		if m <= 0 || freq > 1<<32-1 {
+			return errDamaged
+		}
+		rec, id = rec[n+m:], id+gap
+		fn(uint32(id), uint32(freq))
+	}
+	return nil
 }
 
 // deleteChunk removes a chunk, its term record, its postings and its
@@ -125,15 +155,9 @@ func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 		e.added[i].terms = nil
 		delete(e.addedAt, id)
 	}
-	rec := t.bucket(bucketChunkTerms).Get(key)
-	var tid uint64
-	for len(rec) > 0 {
-		gap, n := binary.Uvarint(rec)
-		if n <= 0 || gap == 0 || tid+gap > 1<<32-1 {
-			return 0, fmt.Errorf("chunk %d: term record: %w", id, errDamaged)
-		}
-		rec, tid = rec[n:], tid+gap
-		e.remove(uint32(tid), id)
+	err := decodeTermIDs(t.bucket(bucketChunkTerms).Get(key), func(tid, _ uint32) { e.remove(tid, id) })
+	if err != nil {
+		return 0, fmt.Errorf("chunk %d: term record: %w", id, err)
 	}
 	length := t.chunkLength(id)
 	e.setLength(id, 0)
@@ -153,17 +177,23 @@ func (t *Tx) MaxChunkID() uint64 { return t.bucket(bucketChunks).Sequence() }
 // ChunkTerms calls fn for each term of chunk id with its weighted
 // frequency there, from the record its postings are deleted by: what
 // query expansion reads of the chunks a first pass found. A chunk that is
-// gone has no terms.
+// gone has no terms. Edits made earlier in the same Update are not
+// visible.
 func (t *Tx) ChunkTerms(id uint64, fn func(term string, freq uint32)) error {
-	r := recordReader{b: t.bucket(bucketChunkTerms).Get(u64key(id))}
-	for len(r.b) > 0 && r.err == nil {
-		term := r.str()
-		freq := r.uint()
-		if r.err == nil {
-			fn(term, uint32(freq))
+	names := t.bucket(bucketTermNames)
+	var missing uint32
+	err := decodeTermIDs(t.bucket(bucketChunkTerms).Get(u64key(id)), func(tid, freq uint32) {
+		name := names.Get(binary.BigEndian.AppendUint32(nil, tid))
+		if name == nil {
+			missing = tid
+			return
 		}
+		fn(string(name), freq)
+	})
+	if err == nil && missing != 0 {
+		err = fmt.Errorf("term %d has no name: %w", missing, errDamaged)
 	}
-	if err := r.done(); err != nil {
+	if err != nil {
 		return fmt.Errorf("chunk %d: term record: %w", id, err)
 	}
 	return nil

@@ -50,10 +50,11 @@ const (
 	// bucketEnrich: note path → a one-byte mark; the notes the model stages have
 	// still to enrich (see QueueEnrich).
 	bucketEnrich
-	// bucketTerms, bucketLengths: the lexical index's term ids and chunk
-	// lengths (postings.go).
+	// bucketTerms, bucketLengths, bucketTermNames: the lexical index's
+	// term ids, chunk lengths and each id's term (postings.go).
 	bucketTerms
 	bucketLengths
+	bucketTermNames
 	bucketCount
 )
 
@@ -63,7 +64,7 @@ var bucketNames = [bucketCount][]byte{
 	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunktermids"),
 	bucketPostings: []byte("postingblocks"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
 	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"), bucketEnrich: []byte("enrich"),
-	bucketTerms: []byte("terms"), bucketLengths: []byte("lengths"),
+	bucketTerms: []byte("terms"), bucketLengths: []byte("lengths"), bucketTermNames: []byte("termnames"),
 }
 
 var keySchema = []byte("schema")

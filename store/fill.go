@@ -10,6 +10,7 @@ var appendFill = [bucketCount]float64{
 	bucketChunks:     0.95,
 	bucketChunkTerms: 0.95,
 	bucketLengths:    0.95,
+	bucketTermNames:  0.95,
 	bucketNotes:      0.9,
 	bucketPostings:   0.9,
 }

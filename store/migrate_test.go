@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -37,7 +38,7 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 	}
 	want := map[string][]Posting{}
 	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
-		for _, id := range []bucketID{bucketTerms, bucketLengths, bucketChunkTerms, bucketPostings} {
+		for _, id := range []bucketID{bucketTerms, bucketTermNames, bucketLengths, bucketChunkTerms, bucketPostings} {
 			if err := tx.DeleteBucket(bucketNames[id]); err != nil { // schema 2 had none of them
 				return err
 			}
@@ -89,6 +90,13 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 			if tx.tx.Bucket(name) != nil {
 				t.Errorf("schema 2 bucket %s survived the migration", name)
 			}
+		}
+		got := map[string]uint32{}
+		if err := tx.ChunkTerms(chunks[4].id, func(term string, freq uint32) { got[term] = freq }); err != nil {
+			return err
+		}
+		if want := map[string]uint32{"common": 2, "only4": 1, "fourth": 70000}; !maps.Equal(got, want) {
+			t.Errorf("ChunkTerms of chunk %d: %v, want %v", chunks[4].id, got, want)
 		}
 		if df := tx.DocFreq("common"); df != len(chunks) {
 			t.Errorf("DocFreq(common) = %d, want %d", df, len(chunks))

@@ -14,7 +14,9 @@ import (
 //
 //   - terms: term → its id (a uvarint), ids taken from the bucket's
 //     sequence when a term is first indexed and kept after its last
-//     posting goes, so an id never changes meaning.
+//     posting goes, so an id never changes meaning; termnames: id (4
+//     bytes big-endian) → term, for reading a chunk's terms back
+//     (ChunkTerms).
 //   - postings: one key per (span of chunk ids, term): the span number
 //     (chunk id >> blockShift) and the term id, each 4 bytes big-endian;
 //     the value is the term's postings in that span (rank/posting.go).
@@ -156,7 +158,7 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 		lists[i] = all[at : at : int(n)+at]
 		at += int(n)
 	}
-	var rec []uint32
+	var rec []termFreqID
 	for _, c := range e.added {
 		if c.terms == nil {
 			continue
@@ -164,7 +166,7 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 		rec = rec[:0]
 		for j, tf := range c.terms {
 			li := occ[j]
-			rec = append(rec, ids[li])
+			rec = append(rec, termFreqID{ids[li], tf.Freq})
 			lists[li] = append(lists[li], Posting{Chunk: c.id, Freq: tf.Freq})
 		}
 		occ = occ[len(c.terms):]
@@ -223,6 +225,14 @@ func (t *Tx) termIDs(terms []string, local map[string]int32) ([]uint32, error) {
 	for _, term := range sorted {
 		if i := local[term]; isNew[i] {
 			if err := b.Put([]byte(term), binary.AppendUvarint(nil, uint64(ids[i]))); err != nil {
+				return nil, err
+			}
+		}
+	}
+	names := t.bucket(bucketTermNames)
+	for i, term := range terms { // ids ascend in this order
+		if isNew[i] {
+			if err := names.Put(binary.BigEndian.AppendUint32(nil, ids[i]), []byte(term)); err != nil {
 				return nil, err
 			}
 		}
