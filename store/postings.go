@@ -95,11 +95,6 @@ func (t *Tx) edits() *postingEdits {
 	return t.postings
 }
 
-func (e *postingEdits) add(term uint32, p Posting) {
-	k := refOf(term, p.Chunk)
-	e.adds[k] = append(e.adds[k], p)
-}
-
 func (e *postingEdits) remove(term uint32, chunk uint64) {
 	k := refOf(term, chunk)
 	if e.removes[k] == nil {
