@@ -25,8 +25,8 @@ import (
 //     that knows only schema 1 refuses the file instead of misreading it.
 //  3. The lexical index by term id, with chunk lengths kept once per span
 //     of ids instead of in every posting (postings.go). Open rebuilds a
-//     schema 2 index from its chunk term records (migrate.go), in the
-//     same transaction that records the new version.
+//     schema 2 index from its chunk term records (migrate.go), a span of
+//     chunk ids a transaction, and records the new version with the last.
 const SchemaVersion = 3
 
 // bucketID names one of the top-level buckets, all created when the store
@@ -171,7 +171,8 @@ func (db *DB) migrate() error {
 	if db.current.Load().IsReadOnly() {
 		return nil
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	var lexicon bool // a schema 2 lexical index to rebuild (migrate.go)
+	err := db.update(func(tx *bolt.Tx) error {
 		for _, name := range bucketNames {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
@@ -196,16 +197,18 @@ func (db *DB) migrate() error {
 				return err
 			}
 		}
-		if binary.BigEndian.Uint64(v) < 3 {
-			if err := migrateLexicon(tx); err != nil {
-				return err
-			}
+		if lexicon = binary.BigEndian.Uint64(v) < 3 && tx.Bucket(legacyChunkTerms) != nil; lexicon {
+			return nil // the version changes with the rebuilt index's last step
 		}
 		if binary.BigEndian.Uint64(v) < SchemaVersion {
 			return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion))
 		}
 		return nil
 	})
+	if err != nil || !lexicon {
+		return err
+	}
+	return db.migrateLexicon()
 }
 
 // Path is the file the store lives in.

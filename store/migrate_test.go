@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -75,6 +76,18 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 	// memd checks a store before it opens it: a schema 2 one is sound.
 	if v := Check(path); !v.OK {
 		t.Fatalf("check of a schema 2 store: %+v", v)
+	}
+	// A migration stopped after its first span leaves a schema 2 store,
+	// which the next Open migrates from the start.
+	stop := errors.New("stopped")
+	afterMigratedSpan = func() error { return stop }
+	_, err = Open(path, Options{NoSync: true})
+	afterMigratedSpan = nil
+	if !errors.Is(err, stop) {
+		t.Fatalf("open with the migration stopped after a span: %v", err)
+	}
+	if v := Check(path); !v.OK {
+		t.Fatalf("check of a store whose migration stopped: %+v", v)
 	}
 	if db, err = Open(path, Options{NoSync: true}); err != nil {
 		t.Fatal(err)
