@@ -69,6 +69,9 @@ func (t *Tx) putNoteRecord(n *Note) error {
 	if err := t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n)); err != nil {
 		return err
 	}
+	if err := t.addBlockHolders(n); err != nil {
+		return err
+	}
 	return t.bucket(bucketHashes).Put(hashKey(n.Hash, n.Path), nil)
 }
 
@@ -183,6 +186,9 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, key)); err != nil {
 		return err
 	}
+	if err := t.removeBlockHolders(key, n); err != nil {
+		return err
+	}
 	if err := t.FinishEnrich(key); err != nil {
 		return err
 	}
@@ -206,6 +212,9 @@ func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 		return nil, err
 	}
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
+		return nil, err
+	}
+	if err := t.removeBlockHolders(old.Path, old); err != nil {
 		return nil, err
 	}
 	if replaced, err = t.DeleteNote(n.Path); err != nil {
