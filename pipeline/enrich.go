@@ -134,9 +134,18 @@ func (e *enricher) parse(n *store.Note) (outcome, bool) {
 	}
 	j := store.Job{Path: n.Path, Folder: n.Folder}
 	o := outcome{job: j, kind: outPut, note: newNote(j, f, pn), parsed: pn}
+	if err := e.db.View(func(tx *store.Tx) error {
+		o.boiler = storedBoilerplate(tx, n.Folder, o.note.Blocks)
+		return nil
+	}); err != nil {
+		return outcome{}, false
+	}
+	if len(o.boiler) > 0 {
+		o.note.Summary = leadSummary(pn, o.boiler)
+	}
 	if !e.stages.chunkOn {
 		cfg := e.stages.cfg
-		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg)
+		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg, o.boiler)
 	}
 	return o, true
 }
@@ -158,6 +167,9 @@ func (e *enricher) commit(outs []outcome, stales []stale) error {
 			}
 			if n == nil || n.Hash != o.note.Hash || !tx.Enriching(o.note.Path) {
 				continue // rewritten or removed meanwhile: the newer write wins
+			}
+			if !o.boiler.matches(tx, n.Folder, n.Blocks) {
+				continue // its boilerplate changed meanwhile: still marked, the next round weighs it anew
 			}
 			if err := writeNote(tx, o, eff); err != nil {
 				return err

@@ -30,6 +30,7 @@ var indexVersions = []struct {
 	{"parse.version", "note parser", parse.Version},
 	{"chunk.version", "heuristic chunker", chunk.Version},
 	{"fields.version", "indexed note fields", fieldsVersion},
+	{"boilerplate.version", "template boilerplate rule", boilerplateVersion},
 }
 
 // Reindex queues every note file under path again, bypassing the unchanged
@@ -168,6 +169,9 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		eff = &txEffects{}
 		removed, err := removeNote(tx, p, eff)
 		if err != nil {
+			return err
+		}
+		if err := eff.boiler.settle(tx); err != nil {
 			return err
 		}
 		if !removed && statErr != nil {

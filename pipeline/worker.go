@@ -192,7 +192,32 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 		})
 	}
 	wg.Wait()
-	return outs[:budget.taken()]
+	outs = outs[:budget.taken()]
+	if ctx.Err() != nil {
+		return outs
+	}
+	if err := bw.db.View(func(tx *store.Tx) error {
+		batchBoilerplate(tx, outs)
+		return nil
+	}); err != nil {
+		bw.log.Warn("read the folders' boilerplate; the batch is weighted without it and re-indexed when it commits", "err", err)
+	}
+	bw.finish(outs)
+	return outs
+}
+
+// finish makes the chunks of outs' parsed notes, Config.Workers at a time.
+func (bw *batchWorker) finish(outs []outcome) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, p := range bw.preparers[:min(len(bw.preparers), len(outs))] {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(outs); i = int(next.Add(1)) - 1 {
+				p.finish(&outs[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // batchBudget hands out a batch's jobs in order until their files add up to
@@ -248,6 +273,9 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 			if outs[i].indexed {
 				indexed++
 			}
+		}
+		if err := eff.boiler.settle(tx); err != nil {
+			return err
 		}
 		c := tx.Counts()
 		for i := range evs {

@@ -42,19 +42,19 @@ func (t *Tx) BlockHolders(folder, id string, limit int) int {
 	return n
 }
 
-// NotesWithBlock lists the paths of the notes of folder that hold the
-// block with id, in path order.
-func (t *Tx) NotesWithBlock(folder, id string) []string {
+// ForEachBlockHolder calls fn with the path of each note of folder that
+// holds the block with id, in path order, until fn returns false.
+func (t *Tx) ForEachBlockHolder(folder, id string, fn func(path string) bool) {
 	b, key, ok := t.blockPrefix(folder, id)
 	if !ok {
-		return nil
+		return
 	}
-	var out []string
 	c := b.Cursor()
 	for k, _ := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, _ = c.Next() {
-		out = append(out, holderPath(folder, k[len(key):]))
+		if !fn(holderPath(folder, k[len(key):])) {
+			return
+		}
 	}
-	return out
 }
 
 // BlockChange is how this transaction changed the number of notes of

@@ -36,7 +36,8 @@ func holders(t *testing.T, db *DB, id string, limit int) (int, []string) {
 	var n int
 	var paths []string
 	db.View(func(tx *Tx) error {
-		n, paths = tx.BlockHolders("/v", id, limit), tx.NotesWithBlock("/v", id)
+		n = tx.BlockHolders("/v", id, limit)
+		tx.ForEachBlockHolder("/v", id, func(p string) bool { paths = append(paths, p); return true })
 		return nil
 	})
 	return n, paths
