@@ -3,6 +3,7 @@ package pipeline
 import (
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
@@ -33,7 +34,7 @@ type boilerplate map[string]bool
 // isBoilerplate reports whether the block id of folder is held by enough
 // notes, as stored in tx.
 func isBoilerplate(tx *store.Tx, folder, id string) bool {
-	return tx.BlockHolders(folder, id, boilerplateNotes) >= boilerplateNotes
+	return tx.BlockHolders(folder, id) >= boilerplateNotes
 }
 
 // storedBoilerplate is the boilerplate of blocks (a note's ids) of folder
@@ -54,8 +55,8 @@ func storedBoilerplate(tx *store.Tx, folder string, blocks []string) boilerplate
 // matches reports whether b is the boilerplate of blocks of folder as
 // stored in tx now.
 func (b boilerplate) matches(tx *store.Tx, folder string, blocks []string) bool {
-	for _, id := range blocks {
-		if isBoilerplate(tx, folder, id) != b[id] {
+	for i, n := range tx.BlockHoldersOf(folder, blocks) {
+		if (n >= boilerplateNotes) != b[blocks[i]] {
 			return false
 		}
 	}
@@ -63,47 +64,62 @@ func (b boilerplate) matches(tx *store.Tx, folder string, blocks []string) bool 
 }
 
 // batchBoilerplate sets the boilerplate of each note outs will write with
-// new chunks, as it will be once the batch commits: the holders stored
-// (less the notes the batch rewrites or removes) and the batch's own
-// notes together. A folder's first index thus finds its templates in the
-// batch that brings them, instead of re-indexing the notes before.
-func batchBoilerplate(tx *store.Tx, outs []outcome) {
-	type block struct{ folder, id string }
-	replaced := map[string]bool{}
-	inBatch := map[block]int{}
-	for i := range outs {
-		o := &outs[i]
-		switch o.kind {
-		case outMove:
-			replaced[o.from] = true
-			fallthrough
-		case outPut:
-			for _, id := range o.note.Blocks {
-				inBatch[block{o.note.Folder, id}]++
-			}
-			fallthrough
-		case outRemove, outSkip:
-			replaced[o.job.Path] = true
+// new chunks, as it will be once the batch commits: the stored counts, less
+// the stored notes the batch rewrites or removes, plus the batch's own
+// notes. A folder's first index thus finds its templates in the batch
+// that brings them, instead of re-indexing the notes before.
+func batchBoilerplate(tx *store.Tx, outs []outcome) error {
+	counts := map[string]map[string]int{} // folder → block id → notes holding it after the batch
+	add := func(folder string, ids []string, delta int) {
+		f := counts[folder]
+		if f == nil {
+			f = map[string]int{}
+			counts[folder] = f
+		}
+		for _, id := range ids {
+			f[id] += delta
 		}
 	}
-	status := make(map[block]bool, len(inBatch))
-	for b, n := range inBatch {
-		held := n
-		tx.ForEachBlockHolder(b.folder, b.id, func(path string) bool {
-			if !replaced[path] {
-				held++
+	for i := range outs {
+		o := &outs[i]
+		var gone []string
+		switch o.kind {
+		case outMove:
+			gone = append(gone, o.from)
+			fallthrough
+		case outPut:
+			add(o.note.Folder, o.note.Blocks, +1)
+			fallthrough
+		case outRemove, outSkip:
+			gone = append(gone, o.job.Path)
+		}
+		for _, path := range gone {
+			n, err := tx.LookupNote(path)
+			if err != nil {
+				return err
 			}
-			return held < boilerplateNotes
-		})
-		status[b] = held >= boilerplateNotes
+			if n != nil {
+				add(n.Folder, n.Blocks, -1)
+			}
+		}
+	}
+	for folder, f := range counts {
+		ids := make([]string, 0, len(f))
+		for id := range f {
+			ids = append(ids, id)
+		}
+		for i, n := range tx.BlockHoldersOf(folder, ids) {
+			f[ids[i]] += n
+		}
 	}
 	for i := range outs {
 		o := &outs[i]
 		if o.kind != outPut || o.parsed == nil {
 			continue
 		}
+		f := counts[o.note.Folder]
 		for _, id := range o.note.Blocks {
-			if status[block{o.note.Folder, id}] {
+			if f[id] >= boilerplateNotes {
 				if o.boiler == nil {
 					o.boiler = boilerplate{}
 				}
@@ -111,6 +127,7 @@ func batchBoilerplate(tx *store.Tx, outs []outcome) {
 			}
 		}
 	}
+	return nil
 }
 
 // boilerplateSettle is what a write transaction must check of boilerplate
@@ -137,27 +154,36 @@ func (s *boilerplateSettle) wrote(n *store.Note, b boilerplate) {
 
 // settle re-queues, at the end of a write transaction, every note whose
 // chunks were weighted with boilerplate that is no longer true: the holders
-// of a block the transaction made boilerplate or ordinary, the notes it
-// wrote whose boilerplate was foreseen otherwise, and the notes it moved
-// to another folder. A re-queued note is marked as Reindex marks one, in
-// this transaction, so the re-weighting survives a crash.
-func (s *boilerplateSettle) settle(tx *store.Tx) error {
-	redo := map[string]bool{}
-	for _, ch := range tx.BlockChanges() {
-		after := tx.BlockHolders(ch.Folder, ch.ID, boilerplateNotes+abs(ch.Delta))
-		if (after >= boilerplateNotes) == (after-ch.Delta >= boilerplateNotes) {
-			continue
+// of a block the transaction made boilerplate or ordinary (but those it
+// wrote weighted right), the notes it moved to another folder and, unless
+// exact, the notes it wrote whose boilerplate was foreseen otherwise.
+// exact says the transaction wrote a whole batch as batchBoilerplate
+// foresaw it: then no written note can be wrong but for a crossing. A
+// re-queued note is marked as Reindex marks one, in this transaction, so
+// the re-weighting survives a crash.
+func (s *boilerplateSettle) settle(tx *store.Tx, exact bool) error {
+	crossings, err := tx.BlockCrossings(boilerplateNotes)
+	if err != nil {
+		return err
+	}
+	crossed := map[string]map[string]bool{} // folder → block id → boilerplate now
+	for _, c := range crossings {
+		if crossed[c.Folder] == nil {
+			crossed[c.Folder] = map[string]bool{}
 		}
-		tx.ForEachBlockHolder(ch.Folder, ch.ID, func(path string) bool {
-			if _, ok := s.written[path]; !ok {
+		crossed[c.Folder][c.ID] = c.After >= boilerplateNotes
+	}
+	redo := map[string]bool{}
+	for folder, ids := range crossed {
+		if err := s.holders(tx, folder, ids, redo); err != nil {
+			return err
+		}
+	}
+	if !exact {
+		for path, w := range s.written {
+			if !w.boiler.matches(tx, w.folder, w.blocks) {
 				redo[path] = true
 			}
-			return true
-		})
-	}
-	for path, w := range s.written {
-		if !w.boiler.matches(tx, w.folder, w.blocks) {
-			redo[path] = true
 		}
 	}
 	for _, path := range s.moved {
@@ -171,6 +197,29 @@ func (s *boilerplateSettle) settle(tx *store.Tx) error {
 	return nil
 }
 
+// holders adds to redo the notes of folder weighted otherwise than ids
+// (block id → boilerplate now) say: those holding one of them, but for
+// notes written in this transaction with it weighted as it is now. It
+// reads the folder's note records: a block crosses the threshold seldom
+// (as a folder is first indexed, then when a template changes), and the
+// records list each note's blocks, where an index of holders would cost a
+// bbolt write for every block of every note.
+func (s *boilerplateSettle) holders(tx *store.Tx, folder string, ids map[string]bool, redo map[string]bool) error {
+	return tx.ForEachNote(dirPrefix(folder), func(n *store.Note) error {
+		if n.Folder != folder {
+			return nil
+		}
+		w, written := s.written[n.Path]
+		for _, id := range n.Blocks {
+			if now, ok := ids[id]; ok && (!written || w.boiler[id] != now) {
+				redo[n.Path] = true
+				return nil
+			}
+		}
+		return nil
+	})
+}
+
 // requeue marks the stored note at path for a forced re-index and queues
 // it, as Reindex does.
 func requeue(tx *store.Tx, path string) error {
@@ -182,13 +231,6 @@ func requeue(tx *store.Tx, path string) error {
 		return err
 	}
 	return tx.EnqueueJob(path, n.Folder)
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
 
 // chunkBody is the text of c that is ranked: c.Text without the lines of
@@ -242,7 +284,7 @@ type rankedBody struct {
 // not even by its titles, unless no chunk of the note keeps a term: then
 // the first keeps its titles and fields, so a note that is all template is
 // still found by its name.
-func rankedBodies(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, boiler boilerplate) []rankedBody {
+func rankedBodies(pn *parse.Note, cs []chunk.Chunk, boiler boilerplate) []rankedBody {
 	if len(boiler) == 0 {
 		return nil
 	}
@@ -250,11 +292,22 @@ func rankedBodies(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, boiler b
 	anyRanked := false
 	for i := range cs {
 		body, cut := chunkBody(pn, &cs[i], boiler)
-		out[i] = rankedBody{body, !cut || len(terms.count(body, nil, 0, nil)) > 0}
+		out[i] = rankedBody{body, !cut || hasWord(body)}
 		anyRanked = anyRanked || out[i].ranked
 	}
 	if !anyRanked && len(out) > 0 {
 		out[0].ranked = true
 	}
 	return out
+}
+
+// hasWord reports whether s has a letter or digit: text the analyzer makes
+// a term of, but for a few stop words.
+func hasWord(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -301,7 +301,7 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config, boiler boilerplate) []store.NewChunk {
 	out := make([]store.NewChunk, len(cs))
 	fields := noteFields(pn, cfg)
-	bodies := rankedBodies(pn, cs, terms, boiler)
+	bodies := rankedBodies(pn, cs, boiler)
 	for i, c := range cs {
 		title := c.Title
 		if title == "" {

@@ -171,7 +171,7 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		if err != nil {
 			return err
 		}
-		if err := eff.boiler.settle(tx); err != nil {
+		if err := eff.boiler.settle(tx, true); err != nil {
 			return err
 		}
 		if !removed && statErr != nil {

@@ -139,7 +139,7 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 // once: retried later, the same jobs will succeed, so none is counted as
 // failed or skipped for it.
 func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
-	evs, err := bw.commit(outs)
+	evs, err := bw.commit(outs, true)
 	switch {
 	case err == nil:
 		return evs, len(outs), nil
@@ -196,10 +196,7 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 	if ctx.Err() != nil {
 		return outs
 	}
-	if err := bw.db.View(func(tx *store.Tx) error {
-		batchBoilerplate(tx, outs)
-		return nil
-	}); err != nil {
+	if err := bw.db.View(func(tx *store.Tx) error { return batchBoilerplate(tx, outs) }); err != nil {
 		bw.log.Warn("read the folders' boilerplate; the batch is weighted without it and re-indexed when it commits", "err", err)
 	}
 	bw.finish(outs)
@@ -248,8 +245,9 @@ func (b *batchBudget) spend(n int64) { b.bytes.Add(n) }
 func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
-// send.
-func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
+// send. exact says outs are a whole batch as prepared (batchBoilerplate
+// foresaw their boilerplate together).
+func (bw *batchWorker) commit(outs []outcome, exact bool) ([]memd.Event, error) {
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
@@ -274,7 +272,7 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 				indexed++
 			}
 		}
-		if err := eff.boiler.settle(tx); err != nil {
+		if err := eff.boiler.settle(tx, exact && !slices.ContainsFunc(outs, func(o outcome) bool { return o.retried })); err != nil {
 			return err
 		}
 		c := tx.Counts()
@@ -297,7 +295,7 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 	var evs []memd.Event
 	for i := range outs {
-		e, err := bw.commit(outs[i : i+1])
+		e, err := bw.commit(outs[i:i+1], false)
 		if err == nil {
 			evs = append(evs, e...)
 			continue
@@ -306,7 +304,7 @@ func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 			return evs, i, err
 		}
 		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
-		e, err = bw.commit([]outcome{o})
+		e, err = bw.commit([]outcome{o}, false)
 		if isTransientWrite(err) {
 			return evs, i, err
 		}

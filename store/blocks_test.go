@@ -1,7 +1,9 @@
 package store
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +17,8 @@ func blockNote(path string, blocks ...string) *Note {
 	return &Note{Path: path, Folder: "/v", Hash: "ab", Chunker: "heuristic", Blocks: blocks}
 }
 
-// changes runs fn in a transaction and returns the block changes it made.
+// changes runs fn in a transaction and returns the block changes it made
+// (the crossings of 3), in id order.
 func changes(t *testing.T, db *DB, fn func(tx *Tx) error) []BlockChange {
 	t.Helper()
 	var out []BlockChange
@@ -23,24 +26,24 @@ func changes(t *testing.T, db *DB, fn func(tx *Tx) error) []BlockChange {
 		if err := fn(tx); err != nil {
 			return err
 		}
-		out = tx.BlockChanges()
-		return nil
+		var err error
+		out, err = tx.BlockCrossings(3)
+		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
+	slices.SortFunc(out, func(a, b BlockChange) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
-func holders(t *testing.T, db *DB, id string, limit int) (int, []string) {
+func holders(t *testing.T, db *DB, id string) int {
 	t.Helper()
 	var n int
-	var paths []string
 	db.View(func(tx *Tx) error {
-		n = tx.BlockHolders("/v", id, limit)
-		tx.ForEachBlockHolder("/v", id, func(p string) bool { paths = append(paths, p); return true })
+		n = tx.BlockHolders("/v", id)
 		return nil
 	})
-	return n, paths
+	return n
 }
 
 func TestBlockHoldersFollowNotes(t *testing.T) {
@@ -54,15 +57,12 @@ func TestBlockHoldersFollowNotes(t *testing.T) {
 		_, err := tx.PutNote(blockNote("/v/d.md", own2), nil)
 		return err
 	})
-	want := []BlockChange{{"/v", own1, 3}, {"/v", own2, 1}, {"/v", footer, 3}}
+	want := []BlockChange{{"/v", own1, 0, 3}, {"/v", footer, 0, 3}} // own2: 0 to 1 crosses nothing
 	if !slices.Equal(got, want) {
 		t.Fatalf("changes = %v, want %v", got, want)
 	}
-	if n, paths := holders(t, db, footer, 10); n != 3 || !slices.Equal(paths, []string{"/v/a.md", "/v/b.md", "/v/sub/c.md"}) {
-		t.Fatalf("footer held by %d %v", n, paths)
-	}
-	if n, _ := holders(t, db, footer, 2); n != 2 {
-		t.Fatalf("count with limit 2 = %d", n)
+	if n := holders(t, db, footer); n != 3 {
+		t.Fatalf("footer held by %d notes", n)
 	}
 
 	// The same note written again (the model stages' rewrite) changes no count.
@@ -84,14 +84,14 @@ func TestBlockHoldersFollowNotes(t *testing.T) {
 		_, err = tx.MoveNote(old, blockNote("/v/e.md", own1, footer))
 		return err
 	})
-	if want := []BlockChange{{"/v", own1, -1}, {"/v", footer, -2}}; !slices.Equal(got, want) {
+	if want := []BlockChange{{"/v", own1, 3, 2}, {"/v", footer, 3, 1}}; !slices.Equal(got, want) {
 		t.Fatalf("changes = %v, want %v", got, want)
 	}
-	if n, paths := holders(t, db, footer, 10); n != 1 || !slices.Equal(paths, []string{"/v/e.md"}) {
-		t.Fatalf("footer held by %d %v after edits", n, paths)
+	if n := holders(t, db, footer); n != 1 {
+		t.Fatalf("footer held by %d notes after edits", n)
 	}
-	if n, paths := holders(t, db, own1, 10); n != 2 || !slices.Equal(paths, []string{"/v/a.md", "/v/e.md"}) {
-		t.Fatalf("own1 held by %d %v", n, paths)
+	if n := holders(t, db, own1); n != 2 {
+		t.Fatalf("own1 held by %d notes after edits", n)
 	}
 }
 
@@ -103,15 +103,54 @@ func TestBlockHoldersAreCountedPerFolder(t *testing.T) {
 		_, err := tx.PutNote(n, nil)
 		return err
 	})
-	if n, _ := holders(t, db, footer, 10); n != 0 {
+	if n := holders(t, db, footer); n != 0 {
 		t.Fatalf("a block of folder /w counts %d in /v", n)
 	}
 	// Removing the folder's notes leaves no holder behind.
 	changes(t, db, func(tx *Tx) error { return tx.DeleteNotesUnder("/w/", func(*Note) {}) })
 	db.View(func(tx *Tx) error {
-		if n := tx.BlockHolders("/w", footer, 10); n != 0 {
+		if n := tx.BlockHolders("/w", footer); n != 0 {
 			t.Fatalf("removed folder still holds %d", n)
 		}
 		return nil
 	})
+}
+
+// Many blocks of one shard, counted up and down in one transaction and
+// across several, keep each its own count.
+func TestBlockCountsShareShards(t *testing.T) {
+	db := openTest(t)
+	var ids []string
+	for i := range 300 {
+		ids = append(ids, fmt.Sprintf("00%02x%012x", i%3, i)) // three shards' worth
+	}
+	for round := range 3 {
+		changes(t, db, func(tx *Tx) error {
+			for i, id := range ids {
+				if i%(round+1) == 0 {
+					n := blockNote(fmt.Sprintf("/v/%d-%d.md", round, i), id)
+					if _, err := tx.PutNote(n, nil); err != nil {
+						return err
+					}
+					// A count read mid-transaction sees what came before it.
+					if i == 150 && tx.BlockHolders("/v", id) != round+1 {
+						return fmt.Errorf("mid-transaction count of %s = %d", id, tx.BlockHolders("/v", id))
+					}
+				}
+			}
+			return nil
+		})
+	}
+	for i, id := range ids {
+		want := 1
+		if i%2 == 0 {
+			want++
+		}
+		if i%3 == 0 {
+			want++
+		}
+		if got := holders(t, db, id); got != want {
+			t.Fatalf("block %d held by %d notes, want %d", i, got, want)
+		}
+	}
 }

@@ -44,7 +44,7 @@ const (
 	// bucketEnrich: note path → a one-byte mark; the notes the model stages have
 	// still to enrich (see QueueEnrich).
 	bucketEnrich
-	// bucketBlocks: which notes of a folder hold each block (blocks.go).
+	// bucketBlocks: how many notes of a folder hold each block (blocks.go).
 	bucketBlocks
 	bucketCount
 )
@@ -230,6 +230,9 @@ func (db *DB) Update(fn func(*Tx) error) error {
 			return err
 		}
 		foldersChanged = t.foldersChanged
+		if err := t.flushBlocks(); err != nil {
+			return err
+		}
 		return t.flushPostings()
 	})
 	if err == nil && foldersChanged {
@@ -278,7 +281,8 @@ type Tx struct {
 	tx             *bolt.Tx
 	postings       *postingEdits
 	foldersChanged bool
-	blockEdits     map[noteBlock]int // net change of each block's holders (blocks.go)
+	blockDeltas    map[noteBlock]int         // block count changes not yet written (blocks.go)
+	blockChanges   map[noteBlock]countChange // block counts this transaction changed (blocks.go)
 	// opened holds the top-level buckets this transaction has opened. In a
 	// read transaction bbolt looks a bucket up and allocates it anew on
 	// every Bucket call, and a recall opens one for each chunk it reads.

@@ -69,9 +69,7 @@ func (t *Tx) putNoteRecord(n *Note) error {
 	if err := t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n)); err != nil {
 		return err
 	}
-	if err := t.addBlockHolders(n); err != nil {
-		return err
-	}
+	t.countBlocks(n.Folder, n.Blocks, +1)
 	return t.bucket(bucketHashes).Put(hashKey(n.Hash, n.Path), nil)
 }
 
@@ -186,9 +184,7 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, key)); err != nil {
 		return err
 	}
-	if err := t.removeBlockHolders(key, n); err != nil {
-		return err
-	}
+	t.countBlocks(n.Folder, n.Blocks, -1)
 	if err := t.FinishEnrich(key); err != nil {
 		return err
 	}
@@ -214,9 +210,7 @@ func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
 		return nil, err
 	}
-	if err := t.removeBlockHolders(old.Path, old); err != nil {
-		return nil, err
-	}
+	t.countBlocks(old.Folder, old.Blocks, -1)
 	if replaced, err = t.DeleteNote(n.Path); err != nil {
 		return nil, err
 	}
