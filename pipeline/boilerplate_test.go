@@ -237,4 +237,3 @@ func TestBoilerplateRequeueIsDurable(t *testing.T) {
 		return nil
 	})
 }
-
