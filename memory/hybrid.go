@@ -102,7 +102,9 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 			inBM25[e.Chunk] = true
 		}
 		for _, n := range sv.Index.Search(vec.vec, depth, sc.accepts()) {
-			if n.Score > vec.floor || inBM25[n.Chunk] {
+			// A chunk BM25 cannot rank (template boilerplate) is no hit by
+			// its vector either.
+			if inBM25[n.Chunk] || n.Score > vec.floor && tx.ChunkRanked(n.Chunk) {
 				vl.Entries = append(vl.Entries, rank.Scored{Chunk: n.Chunk, Score: float64(n.Score)})
 			}
 		}
