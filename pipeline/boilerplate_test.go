@@ -237,3 +237,58 @@ func TestBoilerplateRequeueIsDurable(t *testing.T) {
 		return nil
 	})
 }
+
+// The model stages weigh boilerplate as the heuristic does, write no
+// summary of a chunk of it, and an enrichment read before a footer's
+// count fell under the threshold is not written over the re-weighting.
+func TestBoilerplateThroughTheModelStages(t *testing.T) {
+	gate := make(chan struct{})
+	g := newFakeGen("gen-a", func(adapter, user string) (string, error) {
+		<-gate
+		return headingChunks(adapter, user)
+	})
+	cfg := withGen(g)
+	cfg.Embedder = &fakeEmb{fp: "emb-a", dim: 8}
+	ti := startIndexer(t, cfg)
+	dir := tempDir(t)
+	writeVault(t, dir, 12, 12)
+	if _, err := ti.AddFolder(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the notes stored before the models answer", func() bool { return ti.counts().Notes == 12 })
+	if n := docFreq(t, ti, "zucchini"); n != 0 {
+		t.Fatalf("the footer of 12 notes counts in %d heuristic chunks", n)
+	}
+	// With the models held, three notes drop the footer: the other nine
+	// count it again, and the enrichments read before must not undo that.
+	for i := range 3 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("bed%02d.md", i)), ownNote(i)+"\nNo footer now.\n")
+	}
+	waitFor(t, "the nine re-weighted with the heuristic", func() bool { return docFreq(t, ti, "zucchini") == 9 })
+	close(gate)
+	ti.waitIdle(t)
+	if n := docFreq(t, ti, "zucchini"); n != 9 {
+		t.Errorf("after enrichment the footer counts in %d chunks, want 9", n)
+	}
+	n, cs := noteChunks(t, ti.db, filepath.Join(dir, "bed05.md"))
+	if n.Chunker != ChunkerModel || !strings.Contains(joinTexts(cs), "zucchini") {
+		t.Fatalf("bed05: chunker %q, text %q", n.Chunker, joinTexts(cs))
+	}
+
+	// Back over the threshold: the footer's chunks lose their terms and
+	// get no summary.
+	for i := range 3 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("bed%02d.md", i)), ownNote(i)+footer)
+	}
+	waitFor(t, "the footer to stop counting", func() bool { return docFreq(t, ti, "zucchini") == 0 })
+	ti.waitIdle(t)
+	if n := docFreq(t, ti, "zucchini"); n != 0 {
+		t.Errorf("the footer of 12 enriched notes counts in %d chunks", n)
+	}
+	_, cs = noteChunks(t, ti.db, filepath.Join(dir, "bed05.md"))
+	for _, c := range cs {
+		if strings.Contains(c.Text, "zucchini") && !strings.Contains(c.Text, "kale") && c.Summary != "" {
+			t.Errorf("a footer chunk has a summary: %q", c.Summary)
+		}
+	}
+}
