@@ -27,6 +27,17 @@ const boilerplateNotes = 10
 // holders of a store made before them).
 const boilerplateVersion = 1
 
+// mayBeBoilerplate reports whether a block of kind k is counted across
+// notes (store.Note.Blocks). Headings are not: a template's section
+// heading names the note's own text under it, its words are that
+// chunk's title, and the Dendron vault's 85 headings in 10 or more notes
+// would each re-weight notes as a folder is first indexed; a chunk whose
+// other blocks are all boilerplate is not ranked, its headings with it.
+// Front matter and thematic breaks hold no text that is ranked.
+func mayBeBoilerplate(k parse.Kind) bool {
+	return k != parse.Heading && k != parse.FrontMatter && k != parse.ThematicBreak
+}
+
 // boilerplate is the set of a note's block ids that were boilerplate when
 // its chunks' terms were counted; nil when none were.
 type boilerplate map[string]bool
@@ -234,19 +245,20 @@ func requeue(tx *store.Tx, path string) error {
 }
 
 // chunkBody is the text of c that is ranked: c.Text without the lines of
-// its boilerplate blocks, which cut reports.
-func chunkBody(pn *parse.Note, c *chunk.Chunk, boiler boilerplate) (body string, cut bool) {
-	if len(boiler) == 0 {
-		return c.Text, false
-	}
+// its boilerplate blocks, which cut reports; own reports whether a block
+// with a word is left that is neither boilerplate nor a heading.
+func chunkBody(pn *parse.Note, c *chunk.Chunk, boiler boilerplate) (body string, cut, own bool) {
 	var spans [][2]int
 	for i := c.FirstBlock; i <= c.LastBlock && i < len(pn.Blocks); i++ {
-		if b := &pn.Blocks[i]; boiler[b.ID] {
+		switch b := &pn.Blocks[i]; {
+		case boiler[b.ID]:
 			spans = append(spans, [2]int{b.StartLine, b.EndLine})
+		case b.Kind != parse.Heading && !own:
+			own = hasWord(b.Text)
 		}
 	}
 	if len(spans) == 0 {
-		return c.Text, false
+		return c.Text, false, true
 	}
 	var sb strings.Builder
 	line := c.StartLine
@@ -259,7 +271,7 @@ func chunkBody(pn *parse.Note, c *chunk.Chunk, boiler boilerplate) (body string,
 		}
 		line++
 	}
-	return sb.String(), true
+	return sb.String(), true, own
 }
 
 func inSpans(line int, spans [][2]int) bool {
@@ -280,10 +292,10 @@ type rankedBody struct {
 
 // rankedBodies returns each chunk's ranked body, or nil when boiler is
 // empty and every chunk is ranked on its whole text. A chunk that
-// boilerplate leaves without a term is stored and shown but never ranked,
-// not even by its titles, unless no chunk of the note keeps a term: then
-// the first keeps its titles and fields, so a note that is all template is
-// still found by its name.
+// boilerplate leaves without a word outside its headings is stored and
+// shown but never ranked, not even by its headings and titles, unless no
+// chunk of the note is ranked: then the first keeps its titles and
+// fields, so a note that is all template is still found by its name.
 func rankedBodies(pn *parse.Note, cs []chunk.Chunk, boiler boilerplate) []rankedBody {
 	if len(boiler) == 0 {
 		return nil
@@ -291,8 +303,8 @@ func rankedBodies(pn *parse.Note, cs []chunk.Chunk, boiler boilerplate) []ranked
 	out := make([]rankedBody, len(cs))
 	anyRanked := false
 	for i := range cs {
-		body, cut := chunkBody(pn, &cs[i], boiler)
-		out[i] = rankedBody{body, !cut || hasWord(body)}
+		body, cut, own := chunkBody(pn, &cs[i], boiler)
+		out[i] = rankedBody{body, !cut || own}
 		anyRanked = anyRanked || out[i].ranked
 	}
 	if !anyRanked && len(out) > 0 {

@@ -250,7 +250,9 @@ func newNote(j store.Job, f noteFile, pn *parse.Note) *store.Note {
 		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
 	for _, b := range pn.Blocks {
-		n.Blocks = append(n.Blocks, b.ID)
+		if mayBeBoilerplate(b.Kind) {
+			n.Blocks = append(n.Blocks, b.ID)
+		}
 	}
 	return n
 }

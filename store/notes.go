@@ -19,7 +19,7 @@ type Note struct {
 	Tags      []string  `json:"tags,omitempty"`
 	Links     []string  `json:"links,omitempty"`
 	Aliases   []string  `json:"aliases,omitempty"` // other names links may use
-	Blocks    []string  `json:"blocks,omitempty"`  // stable block ids, in order
+	Blocks    []string  `json:"blocks,omitempty"`  // stable ids of the blocks that may be template boilerplate (pipeline's choice), in order; counted per folder (blocks.go)
 	Summary   string    `json:"summary,omitempty"`
 	Chunker   string    `json:"chunker"` // "heuristic", "model" or "fallback"
 	IndexedAt time.Time `json:"indexed_at"`
