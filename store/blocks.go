@@ -32,25 +32,8 @@ const (
 	blockEntryBytes = 8 + 4
 )
 
-// BlockHolders returns how many notes of folder hold the block with id.
-func (t *Tx) BlockHolders(folder, id string) int {
-	var key [8]byte
-	if !decodeBlockID(&key, id) || t.flushBlocks() != nil {
-		return 0
-	}
-	b := t.bucket(bucketBlocks).Bucket([]byte(folder))
-	if b == nil {
-		return 0
-	}
-	run := b.Get(shardKey(key))
-	if i, ok := findEntry(run, key); ok {
-		return int(binary.BigEndian.Uint32(run[i+8:]))
-	}
-	return 0
-}
-
-// BlockHoldersOf returns how many notes of folder hold each of ids, as
-// BlockHolders would, reading each shard once.
+// BlockHoldersOf returns how many notes of folder hold each block of ids
+// (0 for an id parse would not make), reading each shard once.
 func (t *Tx) BlockHoldersOf(folder string, ids []string) []int {
 	out := make([]int, len(ids))
 	if t.flushBlocks() != nil {

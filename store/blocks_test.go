@@ -40,7 +40,7 @@ func holders(t *testing.T, db *DB, id string) int {
 	t.Helper()
 	var n int
 	db.View(func(tx *Tx) error {
-		n = tx.BlockHolders("/v", id)
+		n = tx.BlockHoldersOf("/v", []string{id})[0]
 		return nil
 	})
 	return n
@@ -109,7 +109,7 @@ func TestBlockHoldersAreCountedPerFolder(t *testing.T) {
 	// Removing the folder's notes leaves no holder behind.
 	changes(t, db, func(tx *Tx) error { return tx.DeleteNotesUnder("/w/", func(*Note) {}) })
 	db.View(func(tx *Tx) error {
-		if n := tx.BlockHolders("/w", footer); n != 0 {
+		if n := tx.BlockHoldersOf("/w", []string{footer})[0]; n != 0 {
 			t.Fatalf("removed folder still holds %d", n)
 		}
 		return nil
@@ -133,14 +133,16 @@ func TestBlockCountsShareShards(t *testing.T) {
 						return err
 					}
 					// A count read mid-transaction sees what came before it.
-					if i == 150 && tx.BlockHolders("/v", id) != round+1 {
-						return fmt.Errorf("mid-transaction count of %s = %d", id, tx.BlockHolders("/v", id))
+					if got := tx.BlockHoldersOf("/v", []string{id})[0]; i == 150 && got != round+1 {
+						return fmt.Errorf("mid-transaction count of %s = %d", id, got)
 					}
 				}
 			}
 			return nil
 		})
 	}
+	var all []int
+	db.View(func(tx *Tx) error { all = tx.BlockHoldersOf("/v", append(ids, "not an id")); return nil })
 	for i, id := range ids {
 		want := 1
 		if i%2 == 0 {
@@ -149,8 +151,11 @@ func TestBlockCountsShareShards(t *testing.T) {
 		if i%3 == 0 {
 			want++
 		}
-		if got := holders(t, db, id); got != want {
-			t.Fatalf("block %d held by %d notes, want %d", i, got, want)
+		if got := holders(t, db, id); got != want || all[i] != want {
+			t.Fatalf("block %d held by %d notes (%d read with the others), want %d", i, got, all[i], want)
 		}
+	}
+	if all[len(ids)] != 0 {
+		t.Errorf("an id parse would not make is held by %d notes", all[len(ids)])
 	}
 }
