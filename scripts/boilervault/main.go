@@ -5,8 +5,9 @@
 //	                           templates' badges and query section after
 //	                           the front matter and its footer at the end
 //	                           of four notes in five (and of the -keep notes)
-//	boilervault share DIR      the chunks (memd's heuristic chunker) whose
-//	                           every block is in 10 or more notes, and
+//	boilervault share DIR      the chunks (memd's heuristic chunker) that
+//	                           hold nothing but blocks in 10 or more notes
+//	                           (and headings), as memd's rule has it, and
 //	                           their share of all chunks and of the text
 //
 // The templates are a real vault's shape (issue 15: badge blocks and page
@@ -22,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
@@ -148,7 +150,9 @@ func share(dir string) error {
 		}
 		notes = append(notes, n)
 		for _, bl := range n.Blocks {
-			holders[bl.ID]++
+			if counted(bl.Kind) {
+				holders[bl.ID]++
+			}
 		}
 	}
 	var chunks, boiler, bytes, boilerBytes int
@@ -156,16 +160,18 @@ func share(dir string) error {
 		for _, c := range chunk.Heuristic(n, chunk.Options{}) {
 			chunks++
 			bytes += len(c.Text)
-			all := true
+			some, own := false, false
 			for i := c.FirstBlock; i <= c.LastBlock; i++ {
 				b := n.Blocks[i]
-				if holders[b.ID] >= 10 {
+				switch {
+				case counted(b.Kind) && holders[b.ID] >= 10:
+					some = true
 					boilerBytes += b.EndLine - b.StartLine + len(b.Text) // text and its line ends
-				} else if b.Kind != parse.ThematicBreak {
-					all = false
+				case b.Kind != parse.Heading && strings.ContainsFunc(b.Text, isWord):
+					own = true
 				}
 			}
-			if all {
+			if some && !own {
 				boiler++
 			}
 		}
@@ -174,3 +180,11 @@ func share(dir string) error {
 		len(notes), chunks, boiler, 100*float64(boiler)/float64(chunks), 100*float64(boilerBytes)/float64(bytes))
 	return nil
 }
+
+// counted is memd's rule (pipeline.mayBeBoilerplate): headings, front
+// matter and breaks are not counted across notes.
+func counted(k parse.Kind) bool {
+	return k != parse.Heading && k != parse.FrontMatter && k != parse.ThematicBreak
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
