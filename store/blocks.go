@@ -1,12 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
-	"strings"
 )
 
 // The blocks bucket counts, per folder, how many notes hold each block, so
@@ -43,14 +41,15 @@ func (t *Tx) BlockHoldersOf(folder string, ids []string) []int {
 	if b == nil {
 		return out
 	}
-	keys := make([][8]byte, len(ids))
+	keys := make([]uint64, len(ids))
 	order := make([]int, 0, len(ids))
 	for i, id := range ids {
-		if decodeBlockID(&keys[i], id) {
+		var ok bool
+		if keys[i], ok = decodeBlockID(id); ok {
 			order = append(order, i)
 		}
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(shardOf(keys[a]), shardOf(keys[b])) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
 	var run []byte
 	shard := -1
 	for _, i := range order {
@@ -80,18 +79,14 @@ func (t *Tx) BlockCrossings(threshold int) ([]BlockChange, error) {
 		return nil, err
 	}
 	var out []BlockChange
-	for ref, c := range t.blockChanges {
-		if (c.before >= threshold) != (c.after >= threshold) {
-			out = append(out, BlockChange{ref.folder, hex.EncodeToString(ref.id[:]), c.before, c.after})
+	for folder, changes := range t.blockChanges {
+		for id, c := range changes {
+			if (c.before >= threshold) != (c.after >= threshold) {
+				out = append(out, BlockChange{folder, hex.EncodeToString(binary.BigEndian.AppendUint64(nil, id)), c.before, c.after})
+			}
 		}
 	}
 	return out, nil
-}
-
-// noteBlock names one block of one folder.
-type noteBlock struct {
-	folder string
-	id     [8]byte
 }
 
 type countChange struct{ before, after int }
@@ -103,12 +98,16 @@ func (t *Tx) countBlocks(folder string, ids []string, delta int) {
 		return
 	}
 	if t.blockDeltas == nil {
-		t.blockDeltas = make(map[noteBlock]int, 64*len(ids))
+		t.blockDeltas = map[string]map[uint64]int{}
 	}
-	ref := noteBlock{folder: folder}
+	f := t.blockDeltas[folder]
+	if f == nil {
+		f = make(map[uint64]int, 64*len(ids))
+		t.blockDeltas[folder] = f
+	}
 	for _, id := range ids {
-		if decodeBlockID(&ref.id, id) {
-			t.blockDeltas[ref] += delta
+		if k, ok := decodeBlockID(id); ok {
+			f[k] += delta
 		}
 	}
 }
@@ -116,47 +115,49 @@ func (t *Tx) countBlocks(folder string, ids []string, delta int) {
 // flushBlocks writes the count changes waiting in t.blockDeltas, rewriting
 // each shard they touch once, and records them in t.blockChanges.
 func (t *Tx) flushBlocks() error {
-	if len(t.blockDeltas) == 0 {
-		return nil
-	}
-	refs := make([]noteBlock, 0, len(t.blockDeltas))
-	for ref, d := range t.blockDeltas {
-		if d != 0 {
-			refs = append(refs, ref)
+	for folder, deltas := range t.blockDeltas {
+		ids := make([]uint64, 0, len(deltas))
+		for id, d := range deltas {
+			if d != 0 {
+				ids = append(ids, id)
+			}
 		}
-	}
-	slices.SortFunc(refs, func(a, b noteBlock) int {
-		return cmp.Or(strings.Compare(a.folder, b.folder), bytes.Compare(a.id[:], b.id[:]))
-	})
-	for len(refs) > 0 {
-		n := 1
-		for n < len(refs) && refs[n].folder == refs[0].folder && shardOf(refs[n].id) == shardOf(refs[0].id) {
-			n++
+		slices.Sort(ids)
+		for len(ids) > 0 {
+			n := 1
+			for n < len(ids) && shardOf(ids[n]) == shardOf(ids[0]) {
+				n++
+			}
+			if err := t.rewriteShard(folder, ids[:n], deltas); err != nil {
+				return err
+			}
+			ids = ids[n:]
 		}
-		if err := t.rewriteShard(refs[:n]); err != nil {
-			return err
-		}
-		refs = refs[n:]
+		delete(t.blockDeltas, folder)
 	}
-	clear(t.blockDeltas)
 	return nil
 }
 
-// rewriteShard applies the waiting deltas of refs, blocks of one folder
-// and shard in id order, to that shard.
-func (t *Tx) rewriteShard(refs []noteBlock) error {
-	b, err := t.bucket(bucketBlocks).CreateBucketIfNotExists([]byte(refs[0].folder))
+// rewriteShard applies deltas of ids, blocks of folder in one shard in
+// order, to that shard.
+func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) error {
+	b, err := t.bucket(bucketBlocks).CreateBucketIfNotExists([]byte(folder))
 	if err != nil {
 		return err
 	}
-	key := shardKey(refs[0].id)
+	key := shardKey(ids[0])
 	old := b.Get(key)
-	run := make([]byte, 0, len(old)+len(refs)*blockEntryBytes)
+	run := make([]byte, 0, len(old)+len(ids)*blockEntryBytes)
 	if t.blockChanges == nil {
-		t.blockChanges = make(map[noteBlock]countChange, len(t.blockDeltas))
+		t.blockChanges = map[string]map[uint64]countChange{}
 	}
-	for _, ref := range refs {
-		i, found := findEntry(old, ref.id)
+	changes := t.blockChanges[folder]
+	if changes == nil {
+		changes = make(map[uint64]countChange, len(deltas))
+		t.blockChanges[folder] = changes
+	}
+	for _, id := range ids {
+		i, found := findEntry(old, id)
 		before := 0
 		if found {
 			before = int(binary.BigEndian.Uint32(old[i+8:]))
@@ -166,16 +167,16 @@ func (t *Tx) rewriteShard(refs []noteBlock) error {
 			i += blockEntryBytes
 		}
 		old = old[i:]
-		after := max(0, before+t.blockDeltas[ref])
+		after := max(0, before+deltas[id])
 		if after > 0 {
-			run = binary.BigEndian.AppendUint32(append(run, ref.id[:]...), uint32(after))
+			run = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(run, id), uint32(after))
 		}
-		c, seen := t.blockChanges[ref]
+		c, seen := changes[id]
 		if !seen {
 			c.before = before
 		}
 		c.after = after
-		t.blockChanges[ref] = c
+		changes[id] = c
 	}
 	run = append(run, old...)
 	if len(run) == 0 {
@@ -186,30 +187,35 @@ func (t *Tx) rewriteShard(refs []noteBlock) error {
 
 // findEntry returns the offset in run of the entry of id, or of the first
 // entry after it and false.
-func findEntry(run []byte, id [8]byte) (int, bool) {
+func findEntry(run []byte, id uint64) (int, bool) {
 	n := len(run) / blockEntryBytes
 	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(run[m*blockEntryBytes:m*blockEntryBytes+8], id[:]) < 0 {
+		if binary.BigEndian.Uint64(run[m*blockEntryBytes:]) < id {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo * blockEntryBytes, lo < n && bytes.Equal(run[lo*blockEntryBytes:lo*blockEntryBytes+8], id[:])
+	return lo * blockEntryBytes, lo < n && binary.BigEndian.Uint64(run[lo*blockEntryBytes:]) == id
 }
 
-func shardOf(id [8]byte) uint16 { return binary.BigEndian.Uint16(id[:]) >> 6 }
+// shardOf is the shard of a block id: its top 10 bits.
+func shardOf(id uint64) uint16 { return uint16(id >> 54) }
 
-func shardKey(id [8]byte) []byte { return binary.BigEndian.AppendUint16(nil, shardOf(id)) }
+func shardKey(id uint64) []byte { return binary.BigEndian.AppendUint16(nil, shardOf(id)) }
 
-// decodeBlockID reads a block id's 16 hex digits into dst; false for
-// anything else (nothing parse makes).
-func decodeBlockID(dst *[8]byte, id string) bool {
+// decodeBlockID reads a block id's 16 hex digits as a number (their bytes
+// big-endian, so numbers sort as the ids do); false for anything else
+// (nothing parse makes).
+func decodeBlockID(id string) (uint64, bool) {
+	var b [8]byte
 	if len(id) != 16 {
-		return false
+		return 0, false
 	}
-	_, err := hex.Decode(dst[:], []byte(id))
-	return err == nil
+	if _, err := hex.Decode(b[:], []byte(id)); err != nil {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(b[:]), true
 }

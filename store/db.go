@@ -281,8 +281,8 @@ type Tx struct {
 	tx             *bolt.Tx
 	postings       *postingEdits
 	foldersChanged bool
-	blockDeltas    map[noteBlock]int         // block count changes not yet written (blocks.go)
-	blockChanges   map[noteBlock]countChange // block counts this transaction changed (blocks.go)
+	blockDeltas    map[string]map[uint64]int         // folder → block → count change not yet written (blocks.go)
+	blockChanges   map[string]map[uint64]countChange // folder → block → count this transaction changed (blocks.go)
 	// opened holds the top-level buckets this transaction has opened. In a
 	// read transaction bbolt looks a bucket up and allocates it anew on
 	// every Bucket call, and a recall opens one for each chunk it reads.
