@@ -1,6 +1,10 @@
 package pipeline
 
-import "testing"
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
 
 func TestBatchBudgetStopsAtBytes(t *testing.T) {
 	cases := []struct {
@@ -32,4 +36,25 @@ func TestPrefixUTF8NeverCutsACharacter(t *testing.T) {
 			t.Errorf("prefixUTF8(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
 	}
+}
+
+// An idle worker gives its memory back once per burst of work, and indexes
+// the next burst as well as the first (its preparers are built again).
+func TestIdleWorkerReleasesMemoryAndIndexesAgain(t *testing.T) {
+	dir := tempDir(t)
+	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n\nAlpha notes about apricots.\n")
+	ti := startIndexer(t, testConfig())
+	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	ti.waitIdle(t)
+	waitFor(t, "the first release", func() bool { return ti.worker.released.Load() == 1 })
+
+	beta := filepath.Join(dir, "beta.md")
+	writeFile(t, beta, "# Beta\n\nBeta notes about bananas.\n")
+	waitFor(t, "the note written after the release", func() bool { return ti.note(beta) != nil })
+	if !hasTerm(t, ti, "banana") {
+		t.Errorf("the note indexed after the release has no postings")
+	}
+	waitFor(t, "the second release", func() bool { return ti.worker.released.Load() == 2 })
 }
