@@ -89,6 +89,32 @@ func (t *Tx) BlockCrossings(threshold int) ([]BlockChange, error) {
 	return out, nil
 }
 
+// RecountBlocks counts anew, from the note records, how many notes of each
+// folder hold each block: for a store whose notes were written before the
+// counts were kept, or under other rules.
+func (t *Tx) RecountBlocks() error {
+	var folders [][]byte
+	if err := t.bucket(bucketBlocks).ForEach(func(k, _ []byte) error {
+		folders = append(folders, append([]byte(nil), k...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, f := range folders {
+		if err := t.bucket(bucketBlocks).DeleteBucket(f); err != nil {
+			return err
+		}
+	}
+	clear(t.blockDeltas)
+	if err := t.ForEachNote("", func(n *Note) error {
+		t.countBlocks(n.Folder, n.Blocks, +1)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return t.flushBlocks()
+}
+
 type countChange struct{ before, after int }
 
 // countBlocks adds delta (+1 or -1) to the holder count of each of ids in

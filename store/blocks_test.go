@@ -159,3 +159,31 @@ func TestBlockCountsShareShards(t *testing.T) {
 		t.Errorf("an id parse would not make is held by %d notes", all[len(ids)])
 	}
 }
+
+// A store whose notes came before the counts gets them from the records.
+func TestRecountBlocks(t *testing.T) {
+	db := openTest(t)
+	changes(t, db, func(tx *Tx) error {
+		for _, p := range []string{"/v/a.md", "/v/b.md"} {
+			if _, err := tx.PutNote(blockNote(p, own1, footer), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	changes(t, db, func(tx *Tx) error { // as a memd before the counts left it
+		return tx.bucket(bucketBlocks).DeleteBucket([]byte("/v"))
+	})
+	if n := holders(t, db, footer); n != 0 {
+		t.Fatalf("footer held by %d notes with no counts", n)
+	}
+	changes(t, db, func(tx *Tx) error { return tx.RecountBlocks() })
+	if n := holders(t, db, footer); n != 2 {
+		t.Fatalf("footer held by %d notes after the recount, want 2", n)
+	}
+	// Recounting twice counts nothing twice.
+	changes(t, db, func(tx *Tx) error { return tx.RecountBlocks() })
+	if n := holders(t, db, own1); n != 2 {
+		t.Fatalf("own1 held by %d notes after a second recount, want 2", n)
+	}
+}
