@@ -154,7 +154,7 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 // once: retried later, the same jobs will succeed, so none is counted as
 // failed or skipped for it.
 func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
-	evs, err := bw.commit(outs)
+	evs, err := bw.commit(outs, true)
 	switch {
 	case err == nil:
 		return evs, len(outs), nil
@@ -207,7 +207,29 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 		})
 	}
 	wg.Wait()
-	return outs[:budget.taken()]
+	outs = outs[:budget.taken()]
+	if ctx.Err() != nil {
+		return outs
+	}
+	if err := bw.db.View(func(tx *store.Tx) error { return batchBoilerplate(tx, outs) }); err != nil {
+		bw.log.Warn("read the folders' boilerplate; the batch is weighted without it and re-indexed when it commits", "err", err)
+	}
+	bw.finish(outs)
+	return outs
+}
+
+// finish makes the chunks of outs' parsed notes, Config.Workers at a time.
+func (bw *batchWorker) finish(outs []outcome) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, p := range bw.preparers[:min(len(bw.preparers), len(outs))] {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(outs); i = int(next.Add(1)) - 1 {
+				p.finish(&outs[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // batchBudget hands out a batch's jobs in order until their files add up to
@@ -238,8 +260,9 @@ func (b *batchBudget) spend(n int64) { b.bytes.Add(n) }
 func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
-// send.
-func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
+// send. exact says outs are a whole batch as prepared (batchBoilerplate
+// foresaw their boilerplate together).
+func (bw *batchWorker) commit(outs []outcome, exact bool) ([]memd.Event, error) {
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
@@ -264,6 +287,9 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 				indexed++
 			}
 		}
+		if err := eff.boiler.settle(tx, exact && !slices.ContainsFunc(outs, func(o outcome) bool { return o.retried })); err != nil {
+			return err
+		}
 		c := tx.Counts()
 		for i := range evs {
 			evs[i].Pending, evs[i].Notes = c.Pending, c.Notes
@@ -284,7 +310,7 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 	var evs []memd.Event
 	for i := range outs {
-		e, err := bw.commit(outs[i : i+1])
+		e, err := bw.commit(outs[i:i+1], false)
 		if err == nil {
 			evs = append(evs, e...)
 			continue
@@ -293,7 +319,7 @@ func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 			return evs, i, err
 		}
 		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
-		e, err = bw.commit([]outcome{o})
+		e, err = bw.commit([]outcome{o}, false)
 		if isTransientWrite(err) {
 			return evs, i, err
 		}

@@ -50,6 +50,8 @@ const (
 	// bucketEnrich: note path → a one-byte mark; the notes the model stages have
 	// still to enrich (see QueueEnrich).
 	bucketEnrich
+	// bucketBlocks: how many notes of a folder hold each block (blocks.go).
+	bucketBlocks
 	// bucketTerms, bucketLengths, bucketTermNames: the lexical index's
 	// term ids, chunk lengths and each id's term (postings.go).
 	bucketTerms
@@ -64,7 +66,8 @@ var bucketNames = [bucketCount][]byte{
 	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunktermids"),
 	bucketPostings: []byte("postingblocks"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
 	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"), bucketEnrich: []byte("enrich"),
-	bucketTerms: []byte("terms"), bucketLengths: []byte("lengths"), bucketTermNames: []byte("termnames"),
+	bucketBlocks: []byte("blocks"),
+	bucketTerms:  []byte("terms"), bucketLengths: []byte("lengths"), bucketTermNames: []byte("termnames"),
 }
 
 var keySchema = []byte("schema")
@@ -253,6 +256,9 @@ func (db *DB) Update(fn func(*Tx) error) error {
 			return err
 		}
 		foldersChanged = t.foldersChanged
+		if err := t.flushBlocks(); err != nil {
+			return err
+		}
 		return t.flushPostings()
 	})
 	if err == nil && foldersChanged {
@@ -303,6 +309,8 @@ type Tx struct {
 	tx             *bolt.Tx
 	postings       *postingEdits
 	foldersChanged bool
+	blockDeltas    map[string]map[uint64]int         // folder → block → count change not yet written (blocks.go)
+	blockChanges   map[string]map[uint64]countChange // folder → block → count this transaction changed (blocks.go)
 	// opened holds the top-level buckets this transaction has opened. In a
 	// read transaction bbolt looks a bucket up and allocates it anew on
 	// every Bucket call, and a recall opens one for each chunk it reads.
