@@ -204,6 +204,7 @@ func (t *Tx) termIDs(terms []string, local map[string]int32) ([]uint32, error) {
 	// took 18% more bytes with ids in term order); the writes go in term
 	// order.
 	isNew := make([]bool, len(terms))
+	before := b.Sequence()
 	for i := range terms {
 		if ids[i] != 0 {
 			continue
@@ -216,6 +217,12 @@ func (t *Tx) termIDs(terms []string, local map[string]int32) ([]uint32, error) {
 			return nil, fmt.Errorf("the index holds 2^32 distinct terms; run `memctl reindex`")
 		}
 		ids[i], isNew[i] = uint32(seq), true
+	}
+	if b.Sequence()-before > before {
+		// Most of the dictionary is new (a first index): pack its pages,
+		// as later commits add few terms to them. bbolt splits pages
+		// when the transaction commits, by the fill percent it has then.
+		b.FillPercent = 0.9
 	}
 	for _, term := range sorted {
 		if i := local[term]; isNew[i] {
