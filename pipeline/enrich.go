@@ -119,12 +119,14 @@ func (e *enricher) read(paths []string) ([]outcome, []stale, error) {
 // parse reads the file of stored note n and parses it for the stages; it
 // fails when the file is not the content n was stored from.
 func (e *enricher) parse(n *store.Note) (outcome, bool) {
-	file, stat, err := openNote(n.Folder, n.Path)
+	var dirs dirOpener
+	defer dirs.close()
+	file, err := dirs.openNote(n.Folder, n.Path)
 	if err != nil {
 		return outcome{}, false
 	}
-	defer file.Close()
-	f, err := readNote(file, stat, e.stages.cfg.MaxFileBytes)
+	defer file.close()
+	f, err := readNote(file, e.stages.cfg.MaxFileBytes)
 	if err != nil || f.hash != n.Hash {
 		return outcome{}, false
 	}

@@ -181,6 +181,7 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 	for _, p := range bw.preparers[:min(len(bw.preparers), len(jobs))] {
 		p.skips = skips
 		wg.Go(func() {
+			defer p.dirs.close()
 			for ctx.Err() == nil {
 				i, ok := budget.take()
 				if !ok {

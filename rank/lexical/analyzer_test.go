@@ -104,11 +104,12 @@ func TestQueryMatchesNote(t *testing.T) {
 	}
 }
 
-// Colliding words evict each other from the direct-mapped cache; the terms
-// must not depend on what the cache held.
-func TestAnalyzerCacheEviction(t *testing.T) {
+// The word table grows, and starts over past maxTableWords; the terms must
+// not depend on what it held: a warm table, one that started over and an
+// Analyzer with none give the same terms.
+func TestAnalyzerTableStartsOver(t *testing.T) {
 	var b strings.Builder
-	for i := 0; i < cacheSlots*5/4; i++ {
+	for i := 0; i < maxTableWords*5/4; i++ {
 		b.WriteString("w")
 		for n := i; n > 0; n /= 26 {
 			b.WriteByte(byte('a' + n%26))
@@ -119,9 +120,12 @@ func TestAnalyzerCacheEviction(t *testing.T) {
 	var warm Analyzer
 	warm.Terms(text)
 	got := warm.Terms(text)
-	var cold Analyzer
-	if want := cold.Terms(text); !slices.Equal(got, want) {
-		t.Fatal("a warm, colliding cache changed the terms")
+	if warm.Terms("x"); warm.words.words != 1 {
+		t.Fatalf("the table holds %d words after a text of one word; past %d words it should start over", warm.words.words, maxTableWords)
+	}
+	bare := Analyzer{bare: true}
+	if want := bare.Terms(text); !slices.Equal(got, want) {
+		t.Fatal("a warm table, started over, changed the terms")
 	}
 }
 

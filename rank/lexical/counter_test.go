@@ -39,17 +39,17 @@ func TestCounterMatchesTerms(t *testing.T) {
 	}
 }
 
-// TestCounterForgetsPastItsTable: past maxCountedTerms distinct terms the
+// TestCounterForgetsPastItsTable: past maxTableWords distinct terms the
 // table starts over at the next Reset, and counting stays right.
 func TestCounterForgetsPastItsTable(t *testing.T) {
 	var c Counter
 	var b strings.Builder
-	for i := range maxCountedTerms + 10 {
+	for i := range maxTableWords + 10 {
 		fmt.Fprintf(&b, "w%d ", i)
 	}
 	c.Add(b.String(), 1)
-	if c.Len() != maxCountedTerms+10 {
-		t.Fatalf("Len = %d, want %d", c.Len(), maxCountedTerms+10)
+	if c.Len() != maxTableWords+10 {
+		t.Fatalf("Len = %d, want %d", c.Len(), maxTableWords+10)
 	}
 	c.Reset()
 	if len(c.an.terms) != 0 || c.Len() != 0 {

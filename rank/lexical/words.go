@@ -1,0 +1,78 @@
+package lexical
+
+import "hash/maphash"
+
+// wordTable maps the words an Analyzer has read to their terms' ids: an
+// open-addressing hash table whose slots hold a word's place in one byte
+// arena, so a lookup touches a 16-byte slot and the word's bytes, both
+// packed, with no pointer to chase. Words go into the arena in the order
+// first read, which keeps a text's common words together in the CPU's
+// cache. (It replaced a two-way cache of Go strings whose misses on the
+// slots and on each string's separate allocation were most of indexing's
+// analysis time.)
+type wordTable struct {
+	slots []wordSlot // a power of two long; at most half full
+	arena []byte
+	words int
+}
+
+// wordSlot is one word of a wordTable. n == 0 marks an empty slot: no word
+// is empty.
+type wordSlot struct {
+	hash uint32 // the low bits of the word's hash, which placed it
+	off  uint32 // where its bytes start in the arena
+	n    uint32 // its length in bytes
+	term uint32 // 1 + the id of its term; 0 when the word is dropped
+}
+
+// minWordSlots is a new table's size: small, so a table for one short text
+// costs little to make, and doubled as it fills.
+const minWordSlots = 1 << 12
+
+var wordSeed = maphash.MakeSeed()
+
+func hashWord(w []byte) uint32 { return uint32(maphash.Bytes(wordSeed, w)) }
+
+// find returns w's slot, or the empty slot where it goes and false.
+func (t *wordTable) find(w []byte, h uint32) (*wordSlot, bool) {
+	if t.slots == nil {
+		t.slots = make([]wordSlot, minWordSlots)
+	}
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.n == 0 {
+			return s, false
+		}
+		if s.hash == h && int(s.n) == len(w) && string(t.arena[s.off:s.off+s.n]) == string(w) {
+			return s, true
+		}
+	}
+}
+
+// insert puts w, of hash h and term 1+id (0: dropped), in the empty slot s
+// that find returned for it.
+func (t *wordTable) insert(s *wordSlot, w []byte, h, term uint32) {
+	*s = wordSlot{hash: h, off: uint32(len(t.arena)), n: uint32(len(w)), term: term}
+	t.arena = append(t.arena, w...)
+	t.words++
+	if 2*t.words > len(t.slots) {
+		t.grow()
+	}
+}
+
+func (t *wordTable) grow() {
+	old := t.slots
+	t.slots = make([]wordSlot, 2*len(old))
+	mask := uint32(len(t.slots) - 1)
+	for _, s := range old {
+		if s.n == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for t.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
