@@ -205,23 +205,35 @@ func (a *Analyzer) emit(w []byte, analyze func([]byte) string) {
 		}
 		return
 	}
-	h := hashWord(w)
-	s, ok := a.words.find(w, h)
-	if !ok {
-		var id uint32
-		if t := analyze(w); t != "" {
-			id = a.idOf(t) + 1
+	if len(w) > maxShortWord {
+		if term := a.termOf(w, analyze); term != 0 {
+			a.emitID(term - 1)
 		}
-		a.words.insert(s, w, h, id)
-		if id == 0 {
-			return
-		}
-		a.emitID(id - 1)
 		return
 	}
-	if s.term != 0 {
-		a.emitID(s.term - 1)
+	e, ok := a.words.shortEntry(w)
+	if !ok {
+		e.term = a.termOf(w, analyze)
 	}
+	if e.term != 0 {
+		a.emitID(e.term - 1)
+	}
+}
+
+// termOf returns 1 + the id of w's term, or 0 when w is dropped, from the
+// word table, analyzing w on its first sighting.
+func (a *Analyzer) termOf(w []byte, analyze func([]byte) string) uint32 {
+	h := hashWord(w)
+	s, ok := a.words.find(w, h)
+	if ok {
+		return s.term
+	}
+	var term uint32
+	if t := analyze(w); t != "" {
+		term = a.idOf(t) + 1
+	}
+	a.words.insert(s, w, h, term)
+	return term
 }
 
 func (a *Analyzer) emitID(id uint32) {
