@@ -35,16 +35,20 @@ func leadSummary(n *parse.Note) string {
 		text = mdLink.ReplaceAllString(text, "$1")
 	}
 	// leadSentences reads no further than a byte past maxSummary.
-	return leadSentences(flatten(text, 2*maxSummary))
+	var buf [flattened]byte
+	return leadSentences(string(flatten(buf[:0], text, len(buf)-utf8.UTFMax)))
 }
+
+// flattened is how much of the lead is flattened: twice what leadSentences
+// reads, and room for the last character.
+const flattened = 2*maxSummary + utf8.UTFMax
 
 // flatten drops the emphasis marks "**" and "__" and backticks and puts
 // one space for each run of white space, none at the ends, stopping once
 // it has written limit bytes: in one pass, where a replacer, strings.Fields
 // and a join over the whole lead cost a tenth of preparing a note with a
-// long first paragraph.
-func flatten(text string, limit int) string {
-	out := make([]byte, 0, min(len(text), limit+utf8.UTFMax))
+// long first paragraph. It appends to out and returns it.
+func flatten(out []byte, text string, limit int) []byte {
 	space := false // white space was read after some text
 	for i := 0; i < len(text) && len(out) < limit; {
 		c := text[i]
@@ -79,7 +83,7 @@ func flatten(text string, limit int) string {
 		out = append(out, text[i:i+size]...)
 		i += size
 	}
-	return string(out)
+	return out
 }
 
 // asciiSpace is the ASCII white space of unicode.IsSpace.

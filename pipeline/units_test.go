@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
@@ -114,10 +115,10 @@ func TestFlatten(t *testing.T) {
 			}
 		}
 		s := b.String()
-		if got := flatten(s, len(s)); got != want(s) {
+		if got := string(flatten(nil, s, len(s))); got != want(s) {
 			t.Fatalf("flatten(%q) = %q, want %q", s, got, want(s))
 		}
-		if got := leadSentences(flatten(s, 2*maxSummary)); got != leadSentences(want(s)) {
+		if got := leadSentences(string(flatten(nil, s, flattened-utf8.UTFMax))); got != leadSentences(want(s)) {
 			t.Fatalf("lead of %q = %q, want %q", s, got, leadSentences(want(s)))
 		}
 	}
