@@ -65,6 +65,7 @@ type preparer struct {
 	skips map[string]store.Skip
 	terms termCounter
 	dirs  dirOpener // closed when a batch's preparing ends
+	tx    *store.Tx // the read transaction of a batch's preparing, or nil
 }
 
 // noteFile is a note's file as read for one job.
@@ -274,7 +275,7 @@ func (p *preparer) gone(o outcome) outcome {
 // renamed from). Notes marked for a forced re-index are never moved.
 func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err error) {
 	var candidates []*store.Note
-	err = p.w.db.View(func(tx *store.Tx) error {
+	err = p.view(func(tx *store.Tx) error {
 		var err error
 		if stored, err = tx.LookupNote(path); err != nil {
 			return err
@@ -298,6 +299,14 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 		}
 	}
 	return stored, nil, err
+}
+
+// view runs fn in the batch's read transaction, or in one of its own.
+func (p *preparer) view(fn func(*store.Tx) error) error {
+	if p.tx != nil {
+		return fn(p.tx)
+	}
+	return p.w.db.View(fn)
 }
 
 // chunks cuts a parsed note with the heuristic and computes each chunk's

@@ -182,13 +182,25 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 		p.skips = skips
 		wg.Go(func() {
 			defer p.dirs.close()
-			for ctx.Err() == nil {
-				i, ok := budget.take()
-				if !ok {
-					return
+			work := func() {
+				for ctx.Err() == nil {
+					i, ok := budget.take()
+					if !ok {
+						return
+					}
+					outs[i] = p.prepare(jobs[i])
+					budget.spend(outs[i].size)
 				}
-				outs[i] = p.prepare(jobs[i])
-				budget.spend(outs[i].size)
+			}
+			// One read transaction for the preparer's whole share, not one
+			// per note: the batch holds writeMu, so no note changes under it.
+			if err := bw.db.View(func(tx *store.Tx) error {
+				p.tx = tx
+				defer func() { p.tx = nil }()
+				work()
+				return nil
+			}); err != nil {
+				work() // each lookup tries its own transaction, and says why it fails
 			}
 		})
 	}
