@@ -70,7 +70,7 @@ const Version = 2
 // has no chunks.
 func Heuristic(n *parse.Note, o Options) []Chunk {
 	o = o.withDefaults()
-	var us []unit
+	us := make([]unit, 0, len(n.Blocks)) // a unit a block, unless one is over MaxTokens
 	for i := range n.Blocks {
 		if n.Blocks[i].Kind != parse.FrontMatter {
 			us = appendUnits(us, &n.Blocks[i], 0, 1<<31-1, o)

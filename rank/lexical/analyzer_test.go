@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -234,5 +235,19 @@ func TestShortTextsSkipTheCache(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
 		t.Fatalf("Terms of a %d-byte query allocated %d bytes; it should not build the word cache", len(q), n)
+	}
+}
+
+// TestPackWord: packWord's overlapping loads give every byte of the word in
+// its place, and nothing past it.
+func TestPackWord(t *testing.T) {
+	src := []byte("abcdefghijklmnopqrstuvwxyz")
+	for n := 1; n <= maxShortWord; n++ {
+		var b [maxShortWord]byte
+		copy(b[:], src[:n])
+		wantLo, wantHi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+		if lo, hi := packWord(src[:n]); lo != wantLo || hi != wantHi {
+			t.Errorf("packWord(%q) = %#x %#x, want %#x %#x", src[:n], lo, hi, wantLo, wantHi)
+		}
 	}
 }

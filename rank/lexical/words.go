@@ -46,15 +46,31 @@ func (t *wordTable) shortEntry(w []byte) (*shortWord, bool) {
 	if t.short == nil {
 		t.short = new([shortSlots]shortWord)
 	}
-	var b [maxShortWord]byte
-	copy(b[:], w)
-	lo, hi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	lo, hi := packWord(w)
 	e := &t.short[((lo^hi*0xC2B2AE3D27D4EB4F)*0x9E3779B97F4A7C15)>>(64-shortSlotBits)]
 	if e.lo == lo && e.hi == hi && e.n == uint32(len(w)) {
 		return e, true
 	}
 	e.lo, e.hi, e.n = lo, hi, uint32(len(w))
 	return e, false
+}
+
+// packWord packs a word of 1 to 16 bytes little-endian into lo and hi,
+// zero-padded. It loads w in at most two overlapping words rather than
+// copying it into a buffer first: a load from bytes just stored one at a
+// time stalls the CPU.
+func packWord(w []byte) (lo, hi uint64) {
+	n := len(w)
+	switch {
+	case n >= 8:
+		lo = binary.LittleEndian.Uint64(w)
+		hi = binary.LittleEndian.Uint64(w[n-8:]) >> (8 * (16 - n)) // bytes 8..n-1; none when n == 8
+	case n >= 4:
+		lo = uint64(binary.LittleEndian.Uint32(w)) | uint64(binary.LittleEndian.Uint32(w[n-4:]))<<(8*(n-4))
+	default:
+		lo = uint64(w[0]) | uint64(w[n/2])<<(8*(n/2)) | uint64(w[n-1])<<(8*(n-1))
+	}
+	return lo, hi
 }
 
 // wordSlot is one word of a wordTable. n == 0 marks an empty slot: no word
