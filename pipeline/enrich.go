@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/memd-dev/memd"
@@ -23,9 +22,9 @@ type enricher struct {
 	db     *store.DB
 	stages *modelStages
 	log    *slog.Logger
-	// commitMu is the Indexer's writeMu: commits do not interleave with a
+	// commitMu is the Indexer's write lock: commits do not interleave with a
 	// batch, Forget, Reindex or RemoveFolder.
-	commitMu  *sync.Mutex
+	commitMu  *writeLock
 	committed func(eff *txEffects, evs []memd.Event, requeued bool)
 
 	wake  chan struct{} // capacity 1: notes were queued

@@ -56,8 +56,8 @@ func (ix *Indexer) Reindex(ctx context.Context, path string) (int, error) {
 		targets = append(targets, target{root, p})
 	}
 
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
+	ix.writes.Lock()
+	defer ix.writes.Unlock()
 	total := 0
 	for _, t := range targets {
 		n, err := ix.reindexPath(ctx, t.root, t.path)
@@ -156,8 +156,8 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	if !ok || p == root {
 		return errorOf(ErrUnknownFolder, "%s is in no folder memd indexes; memctl status lists them", path)
 	}
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
+	ix.writes.Lock()
+	defer ix.writes.Unlock()
 	fi, statErr := os.Lstat(p)
 	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
 		return fmt.Errorf("forget %s: %w", p, statErr)

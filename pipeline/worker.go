@@ -25,13 +25,41 @@ type batchWorker struct {
 	queue   *jobQueue
 	folders *folderRegistry
 	enrich  bool // notes are marked for the model stages
-	// writeMu is the Indexer's: a batch, from reading its jobs to its
+	// writes is the Indexer's: a batch, from reading its jobs to its
 	// commit, against Forget, Reindex and RemoveFolder.
-	writeMu *sync.Mutex
-	busy    *atomic.Int64 // the Indexer's count of work under way
-	host    batchHost
+	writes *writeLock
+	busy   *atomic.Int64 // the Indexer's count of work under way
+	host   batchHost
 
 	preparers []*preparer // owned by run's goroutine
+	// ahead is the next batch, prepared while the last one committed,
+	// under the write lock's generation aheadGen.
+	ahead    batch
+	aheadGen uint64
+}
+
+// writeLock serializes the writes to notes: a batch, from reading its jobs
+// to its commit, against Forget, Reindex, RemoveFolder, an enrichment's
+// commit and the chunker count. gen counts the holds that were not a
+// batch's, so the batch worker can tell whether the batch it prepared
+// during its last hold still stands.
+type writeLock struct {
+	mu  sync.Mutex
+	gen uint64 // under mu
+}
+
+// Lock takes the lock for anything but a batch.
+func (l *writeLock) Lock() {
+	l.mu.Lock()
+	l.gen++
+}
+
+func (l *writeLock) Unlock() { l.mu.Unlock() }
+
+// lockBatch takes the lock for a batch and returns its generation.
+func (l *writeLock) lockBatch() uint64 {
+	l.mu.Lock()
+	return l.gen
 }
 
 // batchHost is told what the worker did; the Indexer is one.
@@ -45,6 +73,7 @@ type batchHost interface {
 
 // run drains the job queue in batches until ctx is done.
 func (bw *batchWorker) run(ctx context.Context) {
+	defer bw.dropAhead()
 	failures, worked := 0, false
 	for ctx.Err() == nil {
 		n, progressed, err := bw.runBatch(ctx)
@@ -85,25 +114,94 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// runBatch reads up to BatchNotes jobs, prepares their outcomes outside any
-// write transaction (reading, parsing and chunking on Config.Workers
-// goroutines) and commits all of them in one transaction, each job's note
-// write with its FinishJob, so a crash leaves every job either done or
-// still queued. Events go out after the commit. It reports how many jobs it
-// read and whether any finished (rather than being retried).
+// runBatch commits a batch of up to BatchNotes jobs, prepared outside any
+// write transaction (read, parsed and chunked on Config.Workers
+// goroutines), all in one transaction, each job's note write with its
+// FinishJob, so a crash leaves every job either done or still queued.
+// Events go out after the commit. While the batch commits, the next one is
+// read and prepared, so the two halves of indexing run on two cores; it is
+// kept for the next call unless something else took the write lock in
+// between. It reports how many jobs it read and whether any finished
+// (rather than being retried).
 func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 	bw.busy.Add(1)
 	defer bw.busy.Add(-1)
-	bw.writeMu.Lock()
-	defer bw.writeMu.Unlock()
+	gen := bw.writes.lockBatch()
+	defer bw.writes.Unlock()
 
-	bw.queue.openBatch()
+	b, err := bw.nextBatch(ctx, gen)
+	if err != nil || b.read == 0 {
+		return 0, false, err
+	}
+	if ctx.Err() != nil {
+		bw.closeBatch(b.window, nil)
+		return b.read, false, nil // jobs stay queued for the next start
+	}
+	committing := make(map[uint64]bool, len(b.outs))
+	for _, o := range b.outs {
+		committing[o.job.Seq] = true
+	}
+	next := make(chan batch, 1)
+	go func() { next <- bw.readBatch(ctx, committing) }()
+	evs, committed, err := bw.commitAll(b.outs)
+	bw.closeBatch(b.window, b.outs[:committed])
+	bw.host.emit(evs...)
+	bw.ahead, bw.aheadGen = <-next, gen
+	if err != nil {
+		// The work loop backs off; the jobs not committed stay queued.
+		bw.dropAhead()
+		return b.read, false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(b.outs)-committed, err)
+	}
+	progressed := slices.ContainsFunc(b.outs, func(o outcome) bool { return !o.retried })
+	return b.read, progressed, nil
+}
+
+// batch is a batch of jobs read from the queue and their outcomes.
+type batch struct {
+	read   int // jobs read; outs holds a prefix of them, as the byte budget allows
+	outs   []outcome
+	window *batchWindow // nil when nothing was read
+	err    error
+}
+
+// nextBatch is the batch prepared during the last hold of the write lock,
+// if it is still good (nothing else took the lock since: gen), else one
+// read and prepared now.
+func (bw *batchWorker) nextBatch(ctx context.Context, gen uint64) (batch, error) {
+	if bw.ahead.window != nil && bw.aheadGen == gen && bw.ahead.err == nil && ctx.Err() == nil {
+		b := bw.ahead
+		bw.ahead = batch{}
+		return b, nil
+	}
+	bw.dropAhead()
+	b := bw.readBatch(ctx, nil)
+	return b, b.err
+}
+
+// dropAhead forgets the batch prepared ahead; its jobs stay queued.
+func (bw *batchWorker) dropAhead() {
+	if bw.ahead.window != nil {
+		bw.queue.closeBatch(bw.ahead.window)
+	}
+	bw.ahead = batch{}
+}
+
+// readBatch reads up to BatchNotes queued jobs, leaving out those of the
+// batch being committed (committing, by Seq), and prepares their outcomes.
+// Its window is open (and the batch's to close) when it read any job.
+func (bw *batchWorker) readBatch(ctx context.Context, committing map[uint64]bool) batch {
+	w := bw.queue.openBatch()
 	var jobs []store.Job
 	skips := map[string]store.Skip{}
 	err := bw.db.View(func(tx *store.Tx) error {
-		var err error
-		if jobs, err = tx.Jobs(bw.cfg.BatchNotes); err != nil || len(jobs) == 0 {
+		queued, err := tx.Jobs(bw.cfg.BatchNotes + len(committing))
+		if err != nil {
 			return err
+		}
+		for _, j := range queued {
+			if !committing[j.Seq] && len(jobs) < bw.cfg.BatchNotes {
+				jobs = append(jobs, j)
+			}
 		}
 		for _, j := range jobs {
 			if s, err := tx.Skip(j.Path); err == nil {
@@ -113,24 +211,10 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 		return nil
 	})
 	if err != nil || len(jobs) == 0 {
-		bw.closeBatch(nil)
-		return 0, false, err
+		bw.queue.closeBatch(w)
+		return batch{err: err}
 	}
-
-	outs := bw.prepare(ctx, jobs, skips)
-	if ctx.Err() != nil {
-		bw.closeBatch(nil)
-		return len(jobs), false, nil // jobs stay queued for the next start
-	}
-	evs, committed, err := bw.commitAll(outs)
-	bw.closeBatch(outs[:committed])
-	bw.host.emit(evs...)
-	if err != nil {
-		// The work loop backs off; the jobs not committed stay queued.
-		return len(jobs), false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(outs)-committed, err)
-	}
-	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
-	return len(jobs), progressed, nil
+	return batch{read: len(jobs), outs: bw.prepare(ctx, jobs, skips), window: w}
 }
 
 // commitAll commits outs in one transaction, or one by one when that fails
@@ -151,8 +235,8 @@ func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
 }
 
 // closeBatch re-queues the batch's paths that changed while it was open.
-func (bw *batchWorker) closeBatch(outs []outcome) {
-	redo := bw.queue.closeBatch()
+func (bw *batchWorker) closeBatch(w *batchWindow, outs []outcome) {
+	redo := bw.queue.closeBatch(w)
 	byRoot := map[string][]string{}
 	for _, o := range outs {
 		if redo[o.job.Path] && !o.retried {
@@ -193,7 +277,8 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 				}
 			}
 			// One read transaction for the preparer's whole share, not one
-			// per note: the batch holds writeMu, so no note changes under it.
+			// per note: no note changes under it but by the batch committing
+			// alongside, whose notes are not in this one.
 			if err := bw.db.View(func(tx *store.Tx) error {
 				p.tx = tx
 				defer func() { p.tx = nil }()
