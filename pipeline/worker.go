@@ -337,8 +337,9 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 	var eff *txEffects
 	err := bw.db.Update(func(tx *store.Tx) error {
 		evs, indexed, eff = evs[:0], 0, &txEffects{}
+		folders := map[string]bool{}
 		for _, i := range order {
-			e, err := apply(tx, &outs[i], eff)
+			e, err := apply(tx, &outs[i], eff, folders)
 			if err != nil {
 				return err
 			}
