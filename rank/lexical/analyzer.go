@@ -110,6 +110,12 @@ func (a *Analyzer) scan(text string) {
 				if len(a.run) > 0 {
 					a.flushRun()
 				}
+				if len(a.word) == 0 && !a.bare {
+					if j, ok := a.emitASCIIWord(text, i); ok {
+						i, latin = j, true
+						continue
+					}
+				}
 				i = a.appendASCII(text, i)
 				latin = true
 				continue
@@ -178,6 +184,35 @@ func (a *Analyzer) appendASCII(text string, i int) int {
 		w[0] = asciiLower[w[0]]
 	}
 	return j
+}
+
+// emitASCIIWord emits the word of ASCII letters and digits at text[i:] when
+// it is whole (what follows is ASCII or nothing) and short, and returns
+// the index after it; most words are. A word the short cache holds costs
+// no copy: its key is read from text, lower-cased in the register.
+func (a *Analyzer) emitASCIIWord(text string, i int) (int, bool) {
+	j := i + 1
+	for j < len(text) && asciiLower[text[j]] != 0 {
+		j++
+	}
+	n := j - i
+	if n > maxShortWord || j < len(text) && text[j] >= utf8.RuneSelf {
+		return i, false
+	}
+	lo, hi := packWord(text[i:j])
+	lo |= lowerMask(n)
+	if n > 8 {
+		hi |= lowerMask(n - 8)
+	}
+	if e := a.words.shortSlot(lo, hi); e.lo == lo && e.hi == hi && e.n == uint32(n) {
+		if e.term != 0 {
+			a.emitID(e.term - 1)
+		}
+		return j, true
+	}
+	a.appendASCII(text, i)
+	a.flush()
+	return j, true
 }
 
 // flush ends the current word (and bigram run) and emits its term.

@@ -1,9 +1,6 @@
 package lexical
 
-import (
-	"encoding/binary"
-	"hash/maphash"
-)
+import "hash/maphash"
 
 // wordTable maps the words an Analyzer has read to their terms' ids: an
 // open-addressing hash table whose slots hold a word's place in one byte
@@ -43,11 +40,8 @@ const (
 // shortEntry returns the entry of w (at most maxShortWord bytes) in the
 // short cache, and whether it holds w; if not, it is the one w replaces.
 func (t *wordTable) shortEntry(w []byte) (*shortWord, bool) {
-	if t.short == nil {
-		t.short = new([shortSlots]shortWord)
-	}
 	lo, hi := packWord(w)
-	e := &t.short[((lo^hi*0xC2B2AE3D27D4EB4F)*0x9E3779B97F4A7C15)>>(64-shortSlotBits)]
+	e := t.shortSlot(lo, hi)
 	if e.lo == lo && e.hi == hi && e.n == uint32(len(w)) {
 		return e, true
 	}
@@ -55,22 +49,53 @@ func (t *wordTable) shortEntry(w []byte) (*shortWord, bool) {
 	return e, false
 }
 
+// shortSlot is where the word packed as lo, hi goes in the short cache.
+func (t *wordTable) shortSlot(lo, hi uint64) *shortWord {
+	if t.short == nil {
+		t.short = new([shortSlots]shortWord)
+	}
+	return &t.short[((lo^hi*0xC2B2AE3D27D4EB4F)*0x9E3779B97F4A7C15)>>(64-shortSlotBits)]
+}
+
 // packWord packs a word of 1 to 16 bytes little-endian into lo and hi,
 // zero-padded. It loads w in at most two overlapping words rather than
 // copying it into a buffer first: a load from bytes just stored one at a
 // time stalls the CPU.
-func packWord(w []byte) (lo, hi uint64) {
+func packWord[T string | []byte](w T) (lo, hi uint64) {
 	n := len(w)
 	switch {
 	case n >= 8:
-		lo = binary.LittleEndian.Uint64(w)
-		hi = binary.LittleEndian.Uint64(w[n-8:]) >> (8 * (16 - n)) // bytes 8..n-1; none when n == 8
+		lo = load64(w, 0)
+		hi = load64(w, n-8) >> (8 * (16 - n)) // bytes 8..n-1; none when n == 8
 	case n >= 4:
-		lo = uint64(binary.LittleEndian.Uint32(w)) | uint64(binary.LittleEndian.Uint32(w[n-4:]))<<(8*(n-4))
+		lo = uint64(load32(w, 0)) | uint64(load32(w, n-4))<<(8*(n-4))
 	default:
 		lo = uint64(w[0]) | uint64(w[n/2])<<(8*(n/2)) | uint64(w[n-1])<<(8*(n-1))
 	}
 	return lo, hi
+}
+
+// load64 and load32 read little-endian words of a string or byte slice;
+// the compiler makes each one load.
+func load64[T string | []byte](w T, i int) uint64 {
+	w = w[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+func load32[T string | []byte](w T, i int) uint32 {
+	w = w[i : i+4]
+	return uint32(w[0]) | uint32(w[1])<<8 | uint32(w[2])<<16 | uint32(w[3])<<24
+}
+
+// lowerMask has 0x20 in each of the n low bytes of a word: or-ed into a
+// packed word of ASCII letters and digits, it lower-cases the letters and
+// leaves the digits as they are.
+func lowerMask(n int) uint64 {
+	if n >= 8 {
+		return 0x2020202020202020
+	}
+	return 0x2020202020202020 >> (8 * (8 - n))
 }
 
 // wordSlot is one word of a wordTable. n == 0 marks an empty slot: no word
