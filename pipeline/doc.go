@@ -44,4 +44,8 @@
 //   - A rename is recognized by content hash when the new path is processed
 //     before the old one's removal (the watcher and reconcile queue present
 //     files first); the note then keeps its chunks and their ids.
+//   - A bulk add keeps two cores busy: while one batch commits, the next is
+//     read, parsed, chunked and analyzed on Config.Workers goroutines. A
+//     batch prepared ahead is dropped, its jobs left queued, when Forget,
+//     Reindex, RemoveFolder or an enrichment wrote in between.
 package pipeline
