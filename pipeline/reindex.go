@@ -76,7 +76,7 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 	if !ok {
 		return 0, nil
 	}
-	var files map[string]fileStat
+	var files map[string]foundFile
 	prefix, single := p, false
 	if dirExists(p) {
 		found, err := walkNotes(ctx, p, rules)
@@ -90,9 +90,9 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 		prefix = dirPrefix(p)
 	} else {
 		single = true
-		files = map[string]fileStat{}
+		files = map[string]foundFile{}
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && isNoteName(p) {
-			files[p] = fileStat{size: fi.Size(), mtime: fi.ModTime()}
+			files[p] = foundFile{fs.FileInfoToDirEntry(fi)}
 		}
 	}
 	queued := map[string]bool{}
