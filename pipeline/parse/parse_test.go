@@ -536,3 +536,24 @@ func TestRepeatedBlockIDs(t *testing.T) {
 		t.Fatalf("ids of a repeated block depend on the blocks between them:\n%q\n%q", got, want)
 	}
 }
+
+// TestManyTagsOnce: tags and links stay de-duplicated and in order past the
+// count where the set moves from a list to a map.
+func TestManyTagsOnce(t *testing.T) {
+	var src strings.Builder
+	var want []string
+	for i := range 3 * maxListedSet {
+		fmt.Fprintf(&src, "#tag%d [[note%d]] ", i, i)
+		want = append(want, fmt.Sprintf("tag%d", i))
+	}
+	for i := range 3 * maxListedSet {
+		fmt.Fprintf(&src, "#tag%d [[note%d]] ", i, i) // each again
+	}
+	n, err := Parse("n.md", []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(n.Tags, want) || len(n.Links) != 3*maxListedSet {
+		t.Fatalf("tags %q (%d links), want %q each once", n.Tags, len(n.Links), want)
+	}
+}
