@@ -26,6 +26,10 @@ type RecallRequest struct {
 	// PerNote returns one hit per note, its best chunk, so that K counts
 	// notes and a long note cannot fill the list.
 	PerNote bool `json:"per_note,omitempty"`
+	// Expand adds to the query the words that best mark the chunks it
+	// finds first, and asks again (pseudo-relevance feedback); nil means
+	// the daemon's default (recall.expand in the config, off unless set).
+	Expand *bool `json:"expand,omitempty"`
 }
 
 // DefaultK is the number of hits a recall returns when K is zero; MaxK caps K.

@@ -3,6 +3,7 @@ package inference
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/memd-dev/memd/inference/chattemplate"
 	"github.com/memd-dev/memd/inference/llama"
@@ -64,6 +65,19 @@ func (f chatFormat) render(m *llama.Model, msgs []Message) (string, error) {
 		return "", fmt.Errorf("render chat template: %w (llama.cpp's built-in formatter: %w)", jinjaErr, err)
 	}
 	return out, nil
+}
+
+// tokenize tokenizes a prompt for m with its BOS and with special tokens
+// parsed. Templates that write the BOS themselves get no second one; the
+// BOS's text is the one found at load (f.bos), not looked up again per
+// request.
+func (f chatFormat) tokenize(m *llama.Model, text string) ([]int32, error) {
+	addBOS := f.bos == "" || !strings.HasPrefix(text, f.bos)
+	toks, err := m.Tokenize(text, addBOS, true)
+	if err != nil {
+		return nil, fmt.Errorf("tokenize: %w", err)
+	}
+	return toks, nil
 }
 
 func (f chatFormat) options() chattemplate.Options {

@@ -84,7 +84,7 @@ func checkPromptTokens(t *testing.T, m *llama.Model, f family) {
 	if !strings.HasSuffix(text, f.ends) {
 		t.Errorf("prompt ends %q, want …%q", text[max(0, len(text)-60):], f.ends)
 	}
-	toks, err := tokenizePrompt(m, text)
+	toks, err := cf.tokenize(m, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +147,26 @@ func BenchmarkChatRender(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPromptTokenizeLooksNothingUp: tokenizing a prompt allocates no more
+// than llama.cpp's tokenize does: the BOS's text is the chat format's,
+// found once at load, not asked of the vocabulary per request.
+func TestPromptTokenizeLooksNothingUp(t *testing.T) {
+	m := loadVocab(t, "llama-bpe")
+	cf := newChatFormat(m)
+	if cf.bos == "" {
+		t.Fatal("llama-bpe has a BOS; its text was not found at load")
+	}
+	text := cf.bos + "Water the tomatoes."
+	toks, err := cf.tokenize(m, text)
+	if err != nil || len(toks) == 0 || slices.Contains(toks[1:], m.BOS()) {
+		t.Fatalf("tokens %v, %v; want one BOS, the template's", toks, err)
+	}
+	tokenize := testing.AllocsPerRun(50, func() { m.Tokenize(text, false, true) })
+	prompt := testing.AllocsPerRun(50, func() { cf.tokenize(m, text) })
+	if prompt > tokenize {
+		t.Errorf("a prompt's tokenize made %v allocations to llama.cpp's %v: something is looked up per request", prompt, tokenize)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/memd-dev/memd/inference/llama"
@@ -292,21 +291,7 @@ func (g *Generator) promptTokens(req CompletionRequest) ([]int32, error) {
 			return nil, err
 		}
 	}
-	return tokenizePrompt(g.model, text)
-}
-
-// tokenizePrompt tokenizes a prompt with the model's BOS and with special
-// tokens parsed. Templates that write the BOS themselves get no second one.
-func tokenizePrompt(m *llama.Model, text string) ([]int32, error) {
-	addBOS := true
-	if bos := m.BOS(); bos >= 0 && strings.HasPrefix(text, m.TokenPieceSpecial(bos, true)) {
-		addBOS = false
-	}
-	toks, err := m.Tokenize(text, addBOS, true)
-	if err != nil {
-		return nil, fmt.Errorf("tokenize: %w", err)
-	}
-	return toks, nil
+	return g.chat.tokenize(g.model, text)
 }
 
 // Close stops every scheduler (failing their requests with ErrClosed) and

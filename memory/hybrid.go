@@ -71,7 +71,7 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 	sc := newScope(r.Filters, r.PerNote)
 	var bm rank.List
 	err := s.db.View(func(tx *store.Tx) error {
-		scores, err := s.lexical(tx, q, query, res)
+		scores, err := s.lexical(tx, q, query, s.expands(r), res)
 		if err != nil {
 			return err
 		}

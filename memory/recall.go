@@ -39,7 +39,7 @@ func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.Recall
 		err = s.hybrid(ctx, sv, q, query, k, r, &res)
 	} else {
 		err = s.db.View(func(tx *store.Tx) error {
-			scores, err := s.lexical(tx, q, query, &res)
+			scores, err := s.lexical(tx, q, query, s.expands(r), &res)
 			if err != nil {
 				return err
 			}
@@ -78,21 +78,57 @@ func (s *Service) hitsWanted(k int) int {
 }
 
 // lexical ranks the chunks holding terms of query (parsed from text) by
-// BM25, with its typos corrected (rank.Typos.Correct); a correction is
+// BM25, with its typos corrected (rank.Typos.Correct) and, when expand,
+// expanded from the best chunks found (rank.Expansion); a correction is
 // said in res.CorrectedQuery.
-func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, res *memd.RecallResult) ([]rank.Scored, error) {
+func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, expand bool, res *memd.RecallResult) ([]rank.Scored, error) {
 	c := corpusOf(tx)
 	scores, df, err := s.bm25.Rank(tx, c, query)
 	if err != nil {
 		return nil, err
 	}
 	fixed, fixes := s.typos.Correct(query, df, func() *rank.Dictionary { return s.spelling.dictionary(tx) })
-	if len(fixes) == 0 {
+	if len(fixes) > 0 {
+		res.CorrectedQuery = rank.CorrectText(text, fixes)
+		if scores, _, err = s.bm25.Rank(tx, c, fixed); err != nil {
+			return nil, err
+		}
+	}
+	if !expand || len(scores) == 0 {
 		return scores, nil
 	}
-	res.CorrectedQuery = rank.CorrectText(text, fixes)
-	scores, _, err = s.bm25.Rank(tx, c, fixed)
+	expanded, err := s.expansion.Expand(feedback{tx, s.spelling.dictionary(tx)}, c, fixed, scores)
+	if err != nil || len(expanded.Terms) == len(fixed.Terms) {
+		return scores, err
+	}
+	scores, _, err = s.bm25.Rank(tx, c, expanded)
 	return scores, err
+}
+
+// feedback is what query expansion reads: chunks' terms from tx, and
+// document frequencies from the term dictionary, which holds them without
+// a read of postings (the terms it cannot count, from tx).
+type feedback struct {
+	*store.Tx
+	dict *rank.Dictionary
+}
+
+func (f feedback) DocFreq(term string) int {
+	if f.dict != nil {
+		if df, known := f.dict.DocFreq(term); known {
+			return df
+		}
+	}
+	return f.Tx.DocFreq(term)
+}
+
+// expands says whether recall r expands its query: as r asks, or as the
+// service's config says when r does not.
+func (s *Service) expands(r memd.RecallRequest) bool {
+	if r.Expand != nil {
+		return *r.Expand
+	}
+	return s.expandByDefault
 }
 
 // corpusOf is the statistics BM25 normalizes by, as of tx.

@@ -144,6 +144,20 @@ func BenchmarkRecall100k(b *testing.B) {
 	benchRecall(b, New(Config{DB: benchStore(b, 100_000)}), memd.Filters{})
 }
 
+// BenchmarkRecallExpand100k is BenchmarkRecall100k with query expansion
+// on: a second BM25 pass over the query and its added terms. The term
+// dictionary expansion reads document frequencies from is built before
+// the clock starts (the first expanded recall builds it, as the first
+// corrected one does: BenchmarkRecallTypo100k).
+func BenchmarkRecallExpand100k(b *testing.B) {
+	s := New(Config{DB: benchStore(b, 100_000), Expand: true})
+	defer s.Close()
+	if _, err := s.Recall(context.Background(), memd.RecallRequest{Query: syntheticWord(100)}); err != nil {
+		b.Fatal(err)
+	}
+	benchRecall(b, s, memd.Filters{})
+}
+
 // BenchmarkRecallTypo100k is BenchmarkRecall100k with the first word of
 // each query misspelled (one letter replaced), so typo tolerance looks the
 // word up in the term dictionary and ranks the corrected query. The

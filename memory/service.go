@@ -62,6 +62,11 @@ type Config struct {
 	VectorFloor float64
 	// Typos tunes typo tolerance; the zero value is rank.DefaultTypos.
 	Typos rank.Typos
+	// Expand makes every recall expand its query from the best chunks it
+	// finds (pseudo-relevance feedback) unless the request says otherwise;
+	// Expansion tunes it, zero fields taking rank.DefaultExpansion's values.
+	Expand    bool
+	Expansion rank.Expansion
 	// Models describes the daemon's model roles for Status.
 	Models []memd.ModelStatus
 	// Generator answers Chat; nil means chat answers ErrUnavailable.
@@ -76,6 +81,9 @@ type Service struct {
 	ix    Indexer
 	bm25  rank.BM25
 	typos rank.Typos
+	// expandByDefault is Config.Expand.
+	expandByDefault bool
+	expansion       rank.Expansion
 	// vectorFloorSet is Config.VectorFloor, 0 for the calibrated floor.
 	vectorFloorSet float64
 	spelling       *spelling
@@ -100,7 +108,7 @@ func New(cfg Config) *Service {
 		p = rank.DefaultBM25
 	}
 	s := &Service{db: cfg.DB, ix: cfg.Indexer, bm25: p, version: cfg.Version,
-		typos: cfg.Typos.WithDefaults(), spelling: &spelling{db: cfg.DB}, vectorFloorSet: cfg.VectorFloor,
+		typos: cfg.Typos.WithDefaults(), expandByDefault: cfg.Expand, expansion: cfg.Expansion.WithDefaults(), spelling: &spelling{db: cfg.DB}, vectorFloorSet: cfg.VectorFloor,
 		dataDir: cfg.DataDir, started: time.Now().UTC(),
 		vectors: cfg.Vectors, reranker: cfg.Reranker, fusion: cfg.Fusion.WithDefaults(), models: cfg.Models,
 		gen: cfg.Generator, chat: newChatState(cfg.Chat)}

@@ -12,8 +12,9 @@ import (
 // change before a recall that needs it has it rebuilt, in the background.
 const spellingRefresh = 30 * time.Second
 
-// spelling keeps the term dictionary typo tolerance corrects against. The
-// first recall with a term the index does not know builds it in its own
+// spelling keeps the term dictionary typo tolerance corrects against, and
+// query expansion reads document frequencies from. The first recall with
+// a term the index does not know, or that expands, builds it in its own
 // read transaction (a read of every posting block: about 0.1 s per 100k
 // chunks); later ones rebuild it in the background once the index has
 // changed and it is spellingRefresh old, answering from the old one

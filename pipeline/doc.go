@@ -11,8 +11,9 @@
 // index (vector.Serving) in step after each commit and runs the re-embed
 // when the embedder changes.
 //
-// It imports store, vector, inference and the root package memd (its
-// index events are memd.Event), never memory, server or api.
+// It imports store, vector, inference, internal/pause and the root
+// package memd (its index events are memd.Event), never memory, server
+// or api.
 //
 // Decisions a caller may rely on:
 //   - Folders may not nest: adding a folder inside or around a registered
@@ -43,7 +44,9 @@
 //     store, so a crash resumes its enrichment at the next start.
 //   - A rename is recognized by content hash when the new path is processed
 //     before the old one's removal (the watcher and reconcile queue present
-//     files first); the note then keeps its chunks and their ids.
+//     files first, and the watcher holds a path renamed away one more
+//     debounce for its new path's event); the note then keeps its chunks
+//     and their ids.
 //   - A bulk add keeps two cores busy: while one batch commits, the next is
 //     read, parsed, chunked and analyzed on Config.Workers goroutines. A
 //     batch prepared ahead is dropped, its jobs left queued, when Forget,

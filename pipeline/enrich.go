@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/pause"
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/store"
 )
@@ -54,7 +55,7 @@ func (e *enricher) run(ctx context.Context) {
 		case err != nil:
 			failures++
 			e.log.Warn("enrich notes with the models; they keep their heuristic chunks until it works", "err", err)
-			sleep(ctx, time.Duration(min(failures, 30))*time.Second)
+			pause.For(ctx, time.Duration(min(failures, 30))*time.Second)
 		case n == 0:
 			failures = 0
 			select {
@@ -70,49 +71,59 @@ func (e *enricher) run(ctx context.Context) {
 // round enriches up to 2×Config.Stages queued notes and returns how many
 // it took from the queue.
 func (e *enricher) round(ctx context.Context) (int, error) {
-	var paths []string
-	if err := e.db.View(func(tx *store.Tx) error {
-		paths = tx.EnrichQueue("", 2*e.stages.cfg.Stages)
-		return nil
-	}); err != nil || len(paths) == 0 {
+	queued, err := e.queued()
+	if err != nil || len(queued) == 0 {
 		return 0, err
 	}
-	outs, stales, err := e.read(paths)
-	if err != nil {
-		return 0, err
-	}
+	outs, stales := e.read(queued)
 	if err := e.stages.run(ctx, outs); err != nil || ctx.Err() != nil {
 		return 0, err
 	}
-	return len(paths), e.commit(outs, stales)
+	return len(queued), e.commit(outs, stales)
+}
+
+// queuedNote is a path on the enrich queue and its stored note, nil when
+// the note is gone.
+type queuedNote struct {
+	path string
+	note *store.Note
+}
+
+// queued reads the next round's notes off the enrich queue, in one read
+// transaction for the round.
+func (e *enricher) queued() ([]queuedNote, error) {
+	var out []queuedNote
+	err := e.db.View(func(tx *store.Tx) error {
+		for _, path := range tx.EnrichQueue("", 2*e.stages.cfg.Stages) {
+			n, err := tx.LookupNote(path)
+			if err != nil {
+				return err
+			}
+			out = append(out, queuedNote{path, n})
+		}
+		return nil
+	})
+	return out, err
 }
 
 // read reads and parses the queued notes' files. A note whose file no
 // longer matches it is stale.
-func (e *enricher) read(paths []string) ([]outcome, []stale, error) {
+func (e *enricher) read(queued []queuedNote) ([]outcome, []stale) {
 	var outs []outcome
 	var stales []stale
-	for _, path := range paths {
-		var n *store.Note
-		if err := e.db.View(func(tx *store.Tx) error {
-			var err error
-			n, err = tx.LookupNote(path)
-			return err
-		}); err != nil {
-			return nil, nil, err
-		}
-		if n == nil {
-			stales = append(stales, stale{path: path})
+	for _, q := range queued {
+		if q.note == nil {
+			stales = append(stales, stale{path: q.path})
 			continue
 		}
-		o, ok := e.parse(n)
+		o, ok := e.parse(q.note)
 		if !ok {
-			stales = append(stales, stale{path, n.Folder})
+			stales = append(stales, stale{q.path, q.note.Folder})
 			continue
 		}
 		outs = append(outs, o)
 	}
-	return outs, stales, nil
+	return outs, stales
 }
 
 // parse reads the file of stored note n and parses it for the stages; it

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,4 +119,41 @@ func joinTexts(cs []store.Chunk) string {
 		sb.WriteString("\n")
 	}
 	return sb.String()
+}
+
+// TestEnrichReadsOnce: a round of the enricher reads its notes off the
+// queue in one read transaction, not one per note.
+func TestEnrichReadsOnce(t *testing.T) {
+	dir := tempDir(t)
+	const notes = 6
+	for i := range notes {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("n%d.md", i)), noteWithSections(2, 10))
+	}
+	first := startIndexer(t, testConfig()) // no models: nothing queued for enrichment
+	addAndWait(t, first, dir)
+	first.stop()
+	db := first.db
+	if err := db.Update(func(tx *store.Tx) error {
+		for i := range notes {
+			if err := tx.QueueEnrich(filepath.Join(dir, fmt.Sprintf("n%d.md", i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	ti := wire(t, db, withGen(newFakeGen("gen-a", headingChunks)))
+	before := db.ReadTxs()
+	n, err := ti.enricher.round(context.Background())
+	if err != nil || n != notes {
+		t.Fatalf("round: %d notes, %v; want %d", n, err, notes)
+	}
+	if reads := db.ReadTxs() - before; reads != 1 {
+		t.Errorf("a round of %d notes took %d read transactions, want 1", notes, reads)
+	}
+	if st, _ := noteChunks(t, db, filepath.Join(dir, "n0.md")); st.Chunker != ChunkerModel {
+		t.Errorf("after the round the note's chunker is %q, want the model's", st.Chunker)
+	}
 }

@@ -66,6 +66,15 @@ type watcher struct {
 type pendingPath struct {
 	root string
 	at   time.Time // queue once this passes with no newer change
+	// renamedAway is a path whose last event moved its file away: the
+	// move's other half, its new path, is a separate event that may come
+	// after the debounce passed (the run loop picks the timer or the
+	// next event at random, and a loaded machine lets the timer win).
+	// Queued alone, the old path's note would be deleted before the new
+	// path's job could move it, and the note re-indexed instead of kept.
+	// So a path renamed away and gone waits one more debounce (held), by
+	// when its new path is due too, and the flush queues it first.
+	renamedAway, held bool
 }
 
 func newWatcher(fw *fsnotify.Watcher, folders folderTable, sink watchSink, debounce time.Duration, log *slog.Logger) *watcher {
@@ -239,6 +248,17 @@ func (w *watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	w.touch(path, root)
+	if ev.Has(fsnotify.Rename) {
+		p := w.due[path]
+		p.renamedAway = true
+		w.due[path] = p
+	}
+}
+
+// gone reports whether nothing is at path any more.
+func gone(path string) bool {
+	_, err := os.Lstat(path)
+	return err != nil
 }
 
 // touchStored debounces every stored note under prefix: a directory that was
@@ -270,25 +290,31 @@ func (w *watcher) next() (time.Time, bool) {
 func (w *watcher) flush(now time.Time) {
 	byRoot := map[string][]string{}
 	for p, d := range w.due {
-		if !d.at.After(now) {
-			byRoot[d.root] = append(byRoot[d.root], p)
-			delete(w.due, p)
+		if d.at.After(now) {
+			continue
 		}
+		if d.renamedAway && !d.held && gone(p) {
+			d.at, d.held = now.Add(w.debounce), true
+			w.due[p] = d
+			continue
+		}
+		byRoot[d.root] = append(byRoot[d.root], p)
+		delete(w.due, p)
 	}
 	for root, paths := range byRoot {
 		if _, ok := w.folders.rules(root); !ok {
 			continue // removed while the paths waited
 		}
 		slices.Sort(paths)
-		var present, gone []string
+		var present, absent []string
 		for _, p := range paths {
-			if _, err := os.Lstat(p); err == nil {
-				present = append(present, p)
+			if gone(p) {
+				absent = append(absent, p)
 			} else {
-				gone = append(gone, p)
+				present = append(present, p)
 			}
 		}
-		w.sink.changed(root, append(present, gone...))
+		w.sink.changed(root, append(present, absent...))
 	}
 	w.waiting.Store(int64(len(w.due)))
 }

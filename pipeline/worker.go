@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/pause"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -31,7 +33,8 @@ type batchWorker struct {
 	busy   *atomic.Int64 // the Indexer's count of work under way
 	host   batchHost
 
-	preparers []*preparer // owned by run's goroutine
+	preparers []*preparer  // owned by run's goroutine
+	released  atomic.Int64 // idle releases so far
 	// ahead is the next batch, prepared while the last one committed,
 	// under the write lock's generation aheadGen.
 	ahead    batch
@@ -74,44 +77,56 @@ type batchHost interface {
 // run drains the job queue in batches until ctx is done.
 func (bw *batchWorker) run(ctx context.Context) {
 	defer bw.dropAhead()
-	failures, worked := 0, false
+	failures := 0
+	release := time.NewTimer(idleRelease)
+	release.Stop()
+	defer release.Stop()
 	for ctx.Err() == nil {
 		n, progressed, err := bw.runBatch(ctx)
-		if n == 0 && worked {
-			// A burst of indexing leaves tens of MB of freed heap; an idle
-			// daemon should not keep it from the rest of the machine.
-			debug.FreeOSMemory()
+		if n > 0 {
+			release.Reset(idleRelease)
 		}
-		worked = n > 0
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
 			failures++
 			bw.host.emitError("index batch", err)
-			sleep(ctx, time.Duration(min(failures, 10))*time.Second)
+			pause.For(ctx, time.Duration(min(failures, 10))*time.Second)
 		case n == 0:
 			failures = 0
 			select {
 			case <-ctx.Done():
 			case <-bw.queue.wake:
+			case <-release.C:
+				bw.release()
 			case <-time.After(5 * time.Second): // a safety net; notify is the rule
 			}
 		case !progressed:
-			sleep(ctx, 200*time.Millisecond) // only retries: let the cause pass
+			pause.For(ctx, 200*time.Millisecond) // only retries: let the cause pass
 		default:
 			failures = 0
 		}
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
+// idleRelease is how long the worker waits with nothing to do after a
+// batch before it gives memory back: long enough that a burst of saves or
+// the status calls at the end of a bulk add are over, so it happens once.
+const idleRelease = time.Second
+
+// release gives an idle daemon's memory back to the machine. A burst of
+// indexing leaves tens of MB of heap behind: the preparers' analyzer word
+// caches (MBs each; the next burst builds new ones), bbolt's page buffers
+// in a sync.Pool (freed by the second collection, the first moves them to
+// the pool's victim cache) and the garbage of the last batch, which an
+// idle daemon would otherwise keep until the runtime's two-minute
+// collection.
+func (bw *batchWorker) release() {
+	bw.preparers = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	bw.released.Add(1)
 }
 
 // runBatch commits a batch of up to BatchNotes jobs, prepared outside any

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
@@ -118,4 +119,25 @@ func TestQueueWindowsOverlap(t *testing.T) {
 	if got := q.closeBatch(ahead); got["/f/d.md"] {
 		t.Error("a closed window still records changes")
 	}
+}
+
+// An idle worker gives its memory back once per burst of work, and indexes
+// the next burst as well as the first (its preparers are built again).
+func TestIdleWorkerReleasesMemoryAndIndexesAgain(t *testing.T) {
+	dir := tempDir(t)
+	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n\nAlpha notes about apricots.\n")
+	ti := startIndexer(t, testConfig())
+	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	ti.waitIdle(t)
+	waitFor(t, "the first release", func() bool { return ti.worker.released.Load() == 1 })
+
+	beta := filepath.Join(dir, "beta.md")
+	writeFile(t, beta, "# Beta\n\nBeta notes about bananas.\n")
+	waitFor(t, "the note written after the release", func() bool { return ti.note(beta) != nil })
+	if !hasTerm(t, ti, "banana") {
+		t.Errorf("the note indexed after the release has no postings")
+	}
+	waitFor(t, "the second release", func() bool { return ti.worker.released.Load() == 2 })
 }

@@ -88,16 +88,24 @@ type deletion struct {
 // frequency, as each calls its function for every term of the index.
 func NewDictionary(each func(fn func(term string, df int))) *Dictionary {
 	d := &Dictionary{seed: maphash.MakeSeed()}
+	type entry struct {
+		term string
+		df   int
+	}
+	var entries []entry
 	each(func(term string, df int) {
-		if df < typoMinDF || !correctable(term) {
-			return
-		}
-		id := uint32(len(d.terms))
-		d.terms, d.df = append(d.terms, term), append(d.df, df)
-		for _, s := range deletions([]rune(term), typoMaxEdits) {
-			d.dels = append(d.dels, deletion{key: maphash.String(d.seed, s), term: id})
+		if df >= typoMinDF && correctable(term) {
+			entries = append(entries, entry{term, df})
 		}
 	})
+	// Sorted, so that DocFreq finds a term by binary search.
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.term, b.term) })
+	for id, e := range entries {
+		d.terms, d.df = append(d.terms, e.term), append(d.df, e.df)
+		for _, s := range deletions([]rune(e.term), typoMaxEdits) {
+			d.dels = append(d.dels, deletion{key: maphash.String(d.seed, s), term: uint32(id)})
+		}
+	}
 	slices.SortFunc(d.dels, func(a, b deletion) int {
 		switch {
 		case a.key < b.key:
@@ -109,6 +117,20 @@ func NewDictionary(each func(fn func(term string, df int))) *Dictionary {
 	})
 	d.dels = slices.Compact(d.dels)
 	return d
+}
+
+// DocFreq is how many chunks held term when d was built; known is false
+// for a term d does not hold any of (a number, a CJK pair), whose count
+// it cannot say. A correctable term it lacks was in fewer than two chunks,
+// or is newer than d.
+func (d *Dictionary) DocFreq(term string) (df int, known bool) {
+	if !correctable(term) {
+		return 0, false
+	}
+	if i, ok := slices.BinarySearch(d.terms, term); ok {
+		return d.df[i], true
+	}
+	return 0, true
 }
 
 // mayCorrect reports whether Suggest could correct term at all, so the

@@ -103,3 +103,20 @@ func TestCorrect(t *testing.T) {
 		t.Errorf("off: %v", fixes)
 	}
 }
+
+func TestDictionaryDocFreq(t *testing.T) {
+	d := NewDictionary(func(fn func(string, int)) {
+		for term, df := range map[string]int{"garden": 7, "tomato": 2, "once": 1, "2026": 9} {
+			fn(term, df)
+		}
+	})
+	for _, c := range []struct {
+		term  string
+		df    int
+		known bool
+	}{{"garden", 7, true}, {"tomato", 2, true}, {"once", 0, true}, {"never", 0, true}, {"2026", 0, false}} {
+		if df, known := d.DocFreq(c.term); df != c.df || known != c.known {
+			t.Errorf("DocFreq(%q) = %d, %v; want %d, %v", c.term, df, known, c.df, c.known)
+		}
+	}
+}

@@ -19,6 +19,10 @@ type Verdict struct {
 	OK bool `json:"ok"`
 	// Problem says what is wrong when OK is false.
 	Problem string `json:"problem,omitempty"`
+	// Reason is why the file is damaged (DamageError's Reason) when the
+	// problem is damage; empty when the check could not look (Locked, or
+	// the file could not be opened for another cause).
+	Reason string `json:"reason,omitempty"`
 	// Locked is true when another process holds the file, so it could not
 	// be checked.
 	Locked bool  `json:"locked,omitempty"`
@@ -55,7 +59,7 @@ func Check(path string) (v Verdict) {
 	}
 	db, err := Open(path, Options{ReadOnly: true, Timeout: 200 * time.Millisecond})
 	if err != nil {
-		v.Problem, v.Locked = err.Error(), errors.Is(err, ErrLocked)
+		v.fail(err)
 		v.Folders = registeredPaths(path)
 		return v
 	}
@@ -64,7 +68,7 @@ func Check(path string) (v Verdict) {
 		err = db.readEverything()
 	}
 	if err != nil {
-		v.Problem = err.Error()
+		v.fail(err)
 		v.Folders = registeredPaths(path)
 		return v
 	}
@@ -78,11 +82,35 @@ func Check(path string) (v Verdict) {
 		return err
 	})
 	if err != nil {
-		v.Problem = err.Error()
+		v.fail(err)
 		return v
 	}
 	v.OK = true
 	return v
+}
+
+// fail records err as the verdict's problem, and its reason when it is
+// damage.
+func (v *Verdict) fail(err error) {
+	v.Problem, v.Locked = err.Error(), errors.Is(err, ErrLocked)
+	if d, ok := errors.AsType[*DamageError](err); ok {
+		v.Reason = d.Reason
+	}
+}
+
+// Damaged is the verdict of a check that crashed on the file at path:
+// damage too, reason saying how it crashed.
+func Damaged(path, reason string) Verdict {
+	return Verdict{Path: path, Problem: damaged(path, reason).Error(), Reason: reason}
+}
+
+// Damage is the DamageError the verdict stands for, nil when the file is
+// not damaged or could not be checked.
+func (v Verdict) Damage() error {
+	if v.Reason == "" {
+		return nil
+	}
+	return damaged(v.Path, v.Reason)
 }
 
 // check runs bbolt's consistency check and reports its first findings.

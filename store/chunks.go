@@ -124,3 +124,22 @@ func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 // MaxChunkID is the highest chunk id ever assigned; every stored chunk's id
 // is at most this.
 func (t *Tx) MaxChunkID() uint64 { return t.bucket(bucketChunks).Sequence() }
+
+// ChunkTerms calls fn for each term of chunk id with its weighted
+// frequency there, from the record its postings are deleted by: what
+// query expansion reads of the chunks a first pass found. A chunk that is
+// gone has no terms.
+func (t *Tx) ChunkTerms(id uint64, fn func(term string, freq uint32)) error {
+	r := recordReader{b: t.bucket(bucketChunkTerms).Get(u64key(id))}
+	for len(r.b) > 0 && r.err == nil {
+		term := r.str()
+		freq := r.uint()
+		if r.err == nil {
+			fn(term, uint32(freq))
+		}
+	}
+	if err := r.done(); err != nil {
+		return fmt.Errorf("chunk %d: term record: %w", id, err)
+	}
+	return nil
+}

@@ -259,6 +259,11 @@ func TestCheckVerdicts(t *testing.T) {
 		len(v.Folders) != 1 {
 		t.Fatalf("a store cut short: %+v, %v; want a damaged verdict naming the kept folder", v, err)
 	}
+	if v, _ := checkInChild(t, cut); !strings.Contains(v.Reason, "cut short") || v.Problem != "store "+cut+" is damaged: "+v.Reason {
+		t.Fatalf("a store cut short: reason %q, problem %q; want the reason alone and the problem that says it", v.Reason, v.Problem)
+	} else if d, ok := errors.AsType[*DamageError](v.Damage()); !ok || d.Path != cut || d.Reason != v.Reason {
+		t.Fatalf("the verdict's damage %v; want a DamageError of %s with its reason", v.Damage(), cut)
+	}
 
 	found := 0
 	for seed := range uint64(4) {
@@ -268,10 +273,32 @@ func TestCheckVerdicts(t *testing.T) {
 		if err != nil || !v.OK {
 			found++
 		}
+		if err == nil && !v.OK && v.Damage() == nil {
+			t.Errorf("seed %d: a damaged verdict (%s) without its damage", seed, v.Problem)
+		}
 		t.Logf("seed %d: %v %s", seed, err, v.Problem)
 	}
 	if found < 4 {
 		t.Fatalf("only %d of 4 stores with 4 random pages failed the check", found)
+	}
+}
+
+// A store that could not be looked at is not damaged: memd must not move
+// it aside.
+func TestVerdictWithoutDamage(t *testing.T) {
+	for _, v := range []Verdict{
+		{Path: "/d/memd.db", OK: true},
+		{Path: "/d/memd.db", Problem: "open store /d/memd.db: permission denied"},
+		{Path: "/d/memd.db", Problem: ErrLocked.Error(), Locked: true},
+	} {
+		if err := v.Damage(); err != nil {
+			t.Errorf("verdict %+v stands for damage %v", v, err)
+		}
+	}
+	v := Damaged("/d/memd.db", "bbolt's consistency check crashed on it: fault")
+	if d, ok := errors.AsType[*DamageError](v.Damage()); !ok || d.Reason != "bbolt's consistency check crashed on it: fault" ||
+		v.Problem != "store /d/memd.db is damaged: bbolt's consistency check crashed on it: fault" {
+		t.Errorf("a crashed check's verdict %+v, damage %v", v, v.Damage())
 	}
 }
 

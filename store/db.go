@@ -202,6 +202,11 @@ func (db *DB) Size() int64 {
 	return fi.Size()
 }
 
+// ReadTxs is how many read transactions have begun on the file since it
+// was opened or last compacted (bbolt's Stats.TxN): how tests see how
+// often a caller reads.
+func (db *DB) ReadTxs() int { return db.current.Load().Stats().TxN }
+
 // Close waits for open transactions and closes the file.
 func (db *DB) Close() error {
 	db.writes.Lock()

@@ -23,6 +23,6 @@
 //     codes laid out flat as memd stores them.
 //
 // Both pipeline (through Writer) and memory (through Serving) import it;
-// it imports store and inference and nothing else of memd, so no call goes
-// from the pipeline up into the service.
+// it imports store, inference and internal/pause and nothing else of
+// memd, so no call goes from the pipeline up into the service.
 package vector

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd/inference"
+	"github.com/memd-dev/memd/internal/pause"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -162,7 +163,7 @@ func (w *Writer) Run(ctx context.Context) {
 			if w.cfg.OnError != nil {
 				w.cfg.OnError("re-embed chunks", err)
 			}
-			sleep(ctx, time.Duration(min(failures, 30))*time.Second)
+			pause.For(ctx, time.Duration(min(failures, 30))*time.Second)
 			continue
 		case missing > 0:
 			continue // a pass writes what it found; check again
@@ -172,15 +173,6 @@ func (w *Writer) Run(ctx context.Context) {
 		case <-ctx.Done():
 		case <-w.wake:
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newAddCmd(a *app) *cobra.Command {
@@ -18,7 +19,7 @@ func newAddCmd(a *app) *cobra.Command {
 		Short: "Register a folder of notes; memd indexes and watches it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := absPath(args[0])
+			dir, err := clitext.AbsPath(args[0])
 			if err != nil {
 				return err
 			}

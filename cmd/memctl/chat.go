@@ -14,6 +14,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 // chatOptions are the flags of memctl chat.
@@ -36,7 +37,7 @@ conversation, so a follow-up can say "and when?". An empty line or EOF ends it.`
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.req.Filters.Folder != "" {
 				var err error
-				if o.req.Filters.Folder, err = absPath(o.req.Filters.Folder); err != nil {
+				if o.req.Filters.Folder, err = clitext.AbsPath(o.req.Filters.Folder); err != nil {
 					return err
 				}
 			}
@@ -97,44 +98,11 @@ func (a *app) chatTurn(ctx context.Context, c *api.Client, base memd.ChatRequest
 	if err != nil {
 		return res, err
 	}
-	printSources(a.out, res)
+	clitext.Sources(a.out, res)
 	for _, w := range res.Warnings {
 		fmt.Fprintln(a.errOut, "warning:", w)
 	}
 	return res, nil
-}
-
-// printSources writes the cited notes as "path:line: [n] heading", or
-// when the answer cites none, the sources it was given.
-func printSources(w io.Writer, res memd.ChatResult) {
-	type line struct {
-		n     int
-		path  string
-		start int
-		head  []string
-	}
-	var lines []line
-	for _, c := range res.Citations {
-		lines = append(lines, line{c.N, c.Path, c.StartLine, c.Heading})
-	}
-	label := "sources"
-	if len(lines) == 0 {
-		label = "sources given (none cited)"
-		for _, s := range res.Sources {
-			lines = append(lines, line{s.N, s.Path, s.StartLine, s.Heading})
-		}
-	}
-	if len(lines) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s:\n", label)
-	for _, l := range lines {
-		fmt.Fprintf(w, "%s:%d: [%d]", l.path, l.start, l.n)
-		if len(l.head) > 0 {
-			fmt.Fprintf(w, " %s", strings.Join(l.head, " > "))
-		}
-		fmt.Fprintln(w)
-	}
 }
 
 // chatLoop reads questions from in and keeps the conversation.

@@ -52,10 +52,11 @@ func TestChatLoopKeepsHistory(t *testing.T) {
 	svc := chatFake()
 	sock := fakeDaemon(t, svc)
 	var out, errOut bytes.Buffer
-	root := newRoot(&app{out: &out, errOut: &errOut, noStart: true})
+	a := &app{out: &out, errOut: &errOut, noStart: true}
+	root := newRoot(a)
 	root.SetIn(strings.NewReader("tomatoes\nand when?\n\nnot asked\n"))
 	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "chat"})
-	if err := root.ExecuteContext(context.Background()); err != nil {
+	if err := a.execute(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
 	msgs := svc.LastChat.Messages

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/memd-dev/memd/internal/clitext"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +30,7 @@ on meanwhile; indexing waits.`,
 			if a.json {
 				return a.printJSON(res)
 			}
-			fmt.Fprintf(a.out, "store compacted from %s to %s\n", formatBytes(res.BeforeBytes), formatBytes(res.AfterBytes))
+			fmt.Fprintf(a.out, "store compacted from %s to %s\n", clitext.Bytes(res.BeforeBytes), clitext.Bytes(res.AfterBytes))
 			return nil
 		},
 	}

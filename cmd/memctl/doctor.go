@@ -16,6 +16,8 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/autostart"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -68,14 +70,14 @@ func (a *app) diagnose(ctx context.Context) []memd.Check {
 	if st != nil {
 		checks = append(checks, memd.Check{Name: "store", Status: memd.CheckOK,
 			Detail: fmt.Sprintf("%s: %d notes, %d chunks, %s (read through memd)", filepath.Join(a.data, "memd.db"),
-				st.Notes, st.Chunks, formatBytes(st.DBBytes))})
+				st.Notes, st.Chunks, clitext.Bytes(st.DBBytes))})
 		for _, f := range st.Folders {
 			folders = append(folders, f.Path)
 		}
 	} else {
 		c := offline.Store.Check
 		if c.Status == memd.CheckOK {
-			c.Detail += ", " + formatBytes(offline.Store.Bytes)
+			c.Detail += ", " + clitext.Bytes(offline.Store.Bytes)
 		}
 		checks = append(checks, c)
 		folders = offline.Store.Folders
@@ -113,7 +115,7 @@ func (a *app) memdCheck(ctx context.Context, parts ...string) memd.CheckReport {
 // the answer.
 func (a *app) runMemdCheck(ctx context.Context, parts []string) (memd.CheckReport, error) {
 	var r memd.CheckReport
-	bin, err := findMemd()
+	bin, err := autostart.FindMemd()
 	if err != nil {
 		return r, err
 	}
@@ -140,7 +142,7 @@ func (a *app) runMemdCheck(ctx context.Context, parts []string) (memd.CheckRepor
 
 func (a *app) checkSocket(ctx context.Context) (*memd.Status, memd.Check) {
 	c := memd.Check{Name: "socket"}
-	if !answers(a.socket) {
+	if !autostart.Answers(a.socket) {
 		c.Status, c.Detail = memd.CheckFail, "nothing answers on "+a.socket
 		c.Fix = "run `memctl status` to start memd in the background, or `memd --socket " + a.socket + "` to see why it does not start"
 		return nil, c

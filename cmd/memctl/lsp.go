@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd/internal/buildinfo"
 	"github.com/memd-dev/memd/lsp"
 )
 
@@ -36,7 +37,7 @@ lines each editor needs.`,
 func (a *app) serveLSP(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := lsp.NewServer(lsp.Options{
 		Connect: func(ctx context.Context) (lsp.Memory, error) { return a.client(ctx) },
-		Version: version,
+		Version: buildinfo.Version(),
 		Log:     slog.New(slog.NewTextHandler(a.errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	return s.Serve(ctx, stdio{in, out})

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -18,15 +17,9 @@ import (
 	"github.com/memd-dev/memd/internal/config"
 )
 
-// version is memctl's version as the MCP and LSP servers announce it: the
-// module version, or the commit it was built from.
-var version = buildinfo.Version()
-
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRoot(&app{out: os.Stdout, errOut: os.Stderr}).ExecuteContext(ctx)
-	stop()
-	if err != nil {
+	a := &app{out: os.Stdout, errOut: os.Stderr}
+	if err := a.execute(context.Background(), newRoot(a)); err != nil {
 		fmt.Fprintln(os.Stderr, "memctl:", describe(err))
 		os.Exit(1)
 	}
@@ -44,6 +37,25 @@ type app struct {
 	noStart bool
 	// barOut receives progress bars when errOut is not a terminal (tests).
 	barOut io.Writer
+	// stopSignals ends the command's signal handling, if it has any.
+	stopSignals func()
+}
+
+// oneShot is the annotation of a command that asks the daemon one thing and
+// prints the answer (recall): Ctrl-C ends it the default way, at once, with
+// nothing to tidy. The others get a context that SIGINT and SIGTERM end,
+// so that a chat, a progress bar or a server on stdio stops cleanly; that
+// costs each start a thread for the signal loop, 0.5-1 ms of recall's
+// time on a loaded 2-core machine (BENCHMARKS.md).
+const oneShot = "memctl/one-shot"
+
+// execute runs the command line root was built for.
+func (a *app) execute(ctx context.Context, root *cobra.Command) error {
+	err := root.ExecuteContext(ctx)
+	if a.stopSignals != nil {
+		a.stopSignals()
+	}
+	return err
 }
 
 func newRoot(a *app) *cobra.Command {
@@ -64,6 +76,11 @@ memd in the background when no daemon answers on the socket.`,
 	config.RegisterFlags(pf, "data", "socket", "models")
 	pf.BoolVar(&a.json, "json", false, "print results as JSON")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if _, quick := cmd.Annotations[oneShot]; !quick {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			cmd.SetContext(ctx)
+			a.stopSignals = stop
+		}
 		cfg, err := config.Load(config.FilePath(cmd.Flags(), os.Getenv), os.Getenv)
 		if err != nil {
 			return err
@@ -91,31 +108,4 @@ func describe(err error) string {
 		return e.Message
 	}
 	return err.Error()
-}
-
-// absPrefix is absPath for a path prefix: a trailing "/" (only notes
-// inside that folder) survives.
-func absPrefix(p string) (string, error) {
-	abs, err := absPath(p)
-	if err == nil && strings.HasSuffix(p, "/") && !strings.HasSuffix(abs, "/") {
-		abs += "/"
-	}
-	return abs, err
-}
-
-// absPath makes a path from the command line absolute, resolving symlinks
-// where the file exists, since the daemon knows files by their real path.
-func absPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", fmt.Errorf("make %s absolute: %w", p, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, nil
-	}
-	// A file that is gone (forget, rm) still has a folder that may exist.
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs)), nil
-	}
-	return abs, nil
 }

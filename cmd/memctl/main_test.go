@@ -50,7 +50,7 @@ func runWith(t *testing.T, sock string, a *app, args ...string) (string, string,
 	a.out, a.errOut, a.noStart = &out, &errOut, true
 	root := newRoot(a)
 	root.SetArgs(append([]string{"--socket", sock, "--data", t.TempDir()}, args...))
-	err := root.ExecuteContext(context.Background())
+	err := a.execute(context.Background(), root)
 	return out.String(), errOut.String(), err
 }
 
@@ -68,7 +68,7 @@ func TestConfigFileNamesTheSocket(t *testing.T) {
 	a := &app{out: &out, errOut: &errOut, noStart: true}
 	root := newRoot(a)
 	root.SetArgs([]string{"status", "--json"})
-	if err := root.ExecuteContext(context.Background()); err != nil {
+	if err := a.execute(context.Background(), root); err != nil {
 		t.Fatalf("status with the socket from %s: %v (%s)", cfg, err, errOut.String())
 	}
 	if a.socket != sock {

@@ -12,16 +12,15 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/inference/gguf"
-	"github.com/memd-dev/memd/inference/hub"
 	"github.com/memd-dev/memd/inference/modelfind"
+	"github.com/memd-dev/memd/internal/autostart"
+	"github.com/memd-dev/memd/internal/clitext"
 	"github.com/memd-dev/memd/internal/config"
 )
 
@@ -77,7 +76,7 @@ func newModelListCmd(a *app) *cobra.Command {
 			}
 			out := modelListJSON{Config: path, Roles: []memd.ModelStatus{}, Files: []modelFile{}}
 			// A running daemon says what it loaded; listing does not start one.
-			if answers(a.socket) {
+			if autostart.Answers(a.socket) {
 				c := api.NewClient(a.socket)
 				defer c.Close()
 				st, err := c.Status(cmd.Context())
@@ -158,13 +157,13 @@ func printModels(w io.Writer, l modelListJSON, dir string) {
 			file = "-"
 		}
 		if m.Bytes > 0 {
-			mem = formatBytes(m.Bytes)
+			mem = clitext.Bytes(m.Bytes)
 		}
 		fp := m.Fingerprint
 		if len(fp) > 16 {
 			fp = fp[:16]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Role, file, dash(fp), dash(backendText(m)), dash(mem), state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Role, file, dash(fp), dash(clitext.Backend(m)), dash(mem), state)
 	}
 	tw.Flush()
 	if len(l.Files) == 0 {
@@ -173,7 +172,7 @@ func printModels(w io.Writer, l modelListJSON, dir string) {
 	}
 	fmt.Fprintf(w, "models in %s:\n", dir)
 	for _, f := range l.Files {
-		fmt.Fprintf(w, "  %s  %s\n", f.Path, formatBytes(f.Bytes))
+		fmt.Fprintf(w, "  %s  %s\n", f.Path, clitext.Bytes(f.Bytes))
 	}
 }
 
@@ -294,7 +293,7 @@ func (a *app) editRole(cmd *cobra.Command, role, path string) error {
 // running memd itself: it may be run by a service manager or in a terminal
 // that would lose it.
 func (a *app) restartHint(ctx context.Context) {
-	if !answers(a.socket) {
+	if !autostart.Answers(a.socket) {
 		fmt.Fprintln(a.errOut, "memd reads it when it starts")
 		return
 	}
@@ -316,78 +315,20 @@ func newModelPullCmd(a *app) *cobra.Command {
 		Long: `pull downloads FILE of the hub repository REPO (e.g. unsloth/gemma-3-1b-it-GGUF
 gemma-3-1b-it-Q4_K_M.gguf) into the models folder. It resumes a broken
 download, checks the hub's sha256, honours HF_TOKEN and HF_ENDPOINT, and
-prints the memctl model set line that puts the file to use.`,
+prints the memctl model set line that puts the file to use. memctl runs
+the download from the memd binary (memd model pull).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bar := a.downloadBar(args[1])
-			path, err := hub.FromEnv().Pull(cmd.Context(), args[0], args[1], a.cfg.ModelsFolder(), rev, bar.update)
-			bar.finish()
-			if err != nil {
-				return err
+			pull := []string{"model", "pull", "--models", a.cfg.ModelsFolder()}
+			if rev != "" {
+				pull = append(pull, "--revision", rev)
 			}
 			if a.json {
-				return a.printJSON(map[string]string{"path": path})
+				pull = append(pull, "--json")
 			}
-			fmt.Fprintln(a.out, path)
-			fmt.Fprintf(a.errOut, "to use it: memctl model set %s %s\n", guessRole(args[1]), shellQuote(path))
-			return nil
+			return a.execMemd(cmd, append(pull, "--", args[0], args[1])...)
 		},
 	}
 	cmd.Flags().StringVar(&rev, "revision", "", "branch, tag or commit of the repository (default main)")
 	return cmd
-}
-
-// downloadBar draws pull's progress on a terminal, nothing elsewhere.
-type downloadBar struct {
-	w    io.Writer
-	name string
-	bar  *progressbar.ProgressBar
-}
-
-func (a *app) downloadBar(name string) *downloadBar {
-	b := &downloadBar{name: name}
-	if !a.json && isTerminal(a.errOut) {
-		b.w = a.errOut
-	}
-	return b
-}
-
-func (b *downloadBar) update(done, total int64) {
-	if b.w == nil {
-		return
-	}
-	if b.bar == nil {
-		b.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(b.w),
-			progressbar.OptionSetDescription(b.name), progressbar.OptionShowBytes(true),
-			progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
-	}
-	_ = b.bar.Set64(done)
-}
-
-func (b *downloadBar) finish() {
-	if b.bar != nil {
-		_ = b.bar.Finish()
-	}
-}
-
-// guessRole is the role a downloaded file most likely fills, for the hint.
-func guessRole(file string) string {
-	f := strings.ToLower(file)
-	switch {
-	case strings.Contains(f, "embed"):
-		return "embedder"
-	case strings.Contains(f, "rerank"):
-		return "reranker"
-	case strings.Contains(f, "lora") || strings.Contains(f, "adapter"):
-		return adapterPrefix + "memory-chunk"
-	}
-	return "generator"
-}
-
-func shellQuote(s string) string {
-	if !strings.ContainsAny(s, " '\"\\$`!*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

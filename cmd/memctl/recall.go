@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newRecallCmd(a *app) *cobra.Command {
@@ -21,9 +22,10 @@ func newRecallCmd(a *app) *cobra.Command {
 		vimgrep       bool
 	)
 	cmd := &cobra.Command{
-		Use:   `recall "query"`,
-		Short: "Show the chunks of your notes that best answer a query",
-		Args:  needQuery,
+		Use:         `recall "query"`,
+		Short:       "Show the chunks of your notes that best answer a query",
+		Args:        needQuery,
+		Annotations: map[string]string{oneShot: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if vimgrep && a.json {
 				return errors.New("--vimgrep and --json are two ways to print the hits; pick one")
@@ -32,12 +34,12 @@ func newRecallCmd(a *app) *cobra.Command {
 			f := &req.Filters
 			var err error
 			if f.Folder != "" {
-				if f.Folder, err = absPath(f.Folder); err != nil {
+				if f.Folder, err = clitext.AbsPath(f.Folder); err != nil {
 					return err
 				}
 			}
 			if f.PathPrefix != "" {
-				if f.PathPrefix, err = absPrefix(f.PathPrefix); err != nil {
+				if f.PathPrefix, err = clitext.AbsPrefix(f.PathPrefix); err != nil {
 					return err
 				}
 			}
@@ -91,6 +93,8 @@ func newRecallCmd(a *app) *cobra.Command {
 	fl.BoolVar(&req.Explain, "explain", false, "say which lists (bm25, vector, rerank) ranked each hit, at what rank and score")
 	fl.StringVar(&before, "before", "", "only notes modified before this date (2006-01-02 or RFC 3339)")
 	fl.BoolVar(&req.PerNote, "per-note", false, "one hit per note, its best chunk (-k then counts notes)")
+	fl.Var(expandFlag{&req.Expand}, "expand", "expand the query from the notes it finds first (pseudo-relevance feedback); --expand=false turns off the daemon's recall.expand")
+	fl.Lookup("expand").NoOptDefVal = "true"
 	fl.BoolVar(&vimgrep, "vimgrep", false, "print path:line:col:text, one line a hit, as grep -n and Vim's quickfix and Emacs' grep-mode read it")
 	return cmd
 }
@@ -163,13 +167,26 @@ func excerpt(text string) []string {
 			out[len(out)-1] += " …"
 			break
 		}
-		if utf8.RuneCountInString(line) > excerptWidth {
-			r := []rune(line)
-			line = string(r[:excerptWidth-1]) + "…"
-		}
-		out = append(out, line)
+		out = append(out, cutRunes(line, excerptWidth))
 	}
 	return out
+}
+
+// cutRunes returns line cut to width runes, the last one "…", or whole
+// when it fits. It walks no further than width runes: a chunk's line can
+// be a whole abstract.
+func cutRunes(line string, width int) string {
+	n, cut := 0, 0
+	for i := range line {
+		switch n {
+		case width - 1:
+			cut = i
+		case width:
+			return line[:cut] + "…"
+		}
+		n++
+	}
+	return line
 }
 
 // explainLine is "bm25 #1 (7.21), vector #3 (0.812)".
@@ -189,3 +206,24 @@ func needQuery(_ *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// expandFlag is --expand: unset leaves the choice to the daemon's config.
+type expandFlag struct{ v **bool }
+
+func (f expandFlag) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", s)
+	}
+	*f.v = &b
+	return nil
+}
+
+func (f expandFlag) String() string {
+	if f.v == nil || *f.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(**f.v)
+}
+
+func (f expandFlag) Type() string { return "bool" }

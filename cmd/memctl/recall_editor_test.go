@@ -27,7 +27,7 @@ func TestRecallVimgrep(t *testing.T) {
 	}
 }
 
-// --per-note and the MCP tool's per_note reach the daemon's request.
+// --per-note reaches the daemon's request.
 func TestRecallPerNoteFlag(t *testing.T) {
 	svc := recallFake()
 	sock := fakeDaemon(t, svc)
@@ -36,12 +36,5 @@ func TestRecallPerNoteFlag(t *testing.T) {
 	}
 	if _, _, err := run(t, sock, "recall", "--per-note", "tomatoes"); err != nil || !svc.LastRecall.PerNote {
 		t.Fatalf("--per-note: %+v %v", svc.LastRecall, err)
-	}
-	ag := startMCP(t, svc)
-	ag.call(t, "recall", map[string]any{"query": "tomatoes", "per_note": true})
-	svc.Mu.Lock()
-	defer svc.Mu.Unlock()
-	if !svc.LastRecall.PerNote {
-		t.Fatalf("MCP per_note: %+v", svc.LastRecall)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,13 +135,12 @@ func TestExcerpt(t *testing.T) {
 	if got := excerpt(long); len([]rune(got[0])) != excerptWidth {
 		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
 	}
-}
-
-// An agent reading the MCP recall tool hears of a corrected spelling too.
-func TestHitsTextSaysCorrection(t *testing.T) {
-	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
-	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
-		t.Fatalf("got %q", got)
+	fits := strings.Repeat("é", excerptWidth)
+	if got := excerpt(fits); got[0] != fits {
+		t.Errorf("a line of exactly %d runes was cut: %q", excerptWidth, got[0])
+	}
+	if got := excerpt(fits + "x"); got[0] != strings.Repeat("é", excerptWidth-1)+"…" {
+		t.Errorf("a line of %d runes: %q", excerptWidth+1, got[0])
 	}
 }
 
@@ -151,6 +151,32 @@ func TestRecallWithoutQuery(t *testing.T) {
 		_, _, err := run(t, filepath.Join(t.TempDir(), "none.sock"), args...)
 		if err == nil || !strings.Contains(err.Error(), `memctl recall "`) || strings.Contains(err.Error(), "arg(s)") {
 			t.Errorf("memctl %q: %v", args, err)
+		}
+	}
+}
+
+// --expand asks for query expansion, --expand=false refuses it, and no
+// flag leaves it to the daemon's config.
+func TestRecallExpand(t *testing.T) {
+	svc := recallFake()
+	sock := fakeDaemon(t, svc)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"recall", "--expand", "tomatoes"}, "true"},
+		{[]string{"recall", "--expand=false", "tomatoes"}, "false"},
+		{[]string{"recall", "tomatoes"}, "daemon's default"},
+	} {
+		if _, _, err := run(t, sock, tc.args...); err != nil {
+			t.Fatal(err)
+		}
+		got := "daemon's default"
+		if e := svc.LastRecall.Expand; e != nil {
+			got = strconv.FormatBool(*e)
+		}
+		if got != tc.want || svc.LastRecall.Query != "tomatoes" {
+			t.Errorf("%v: expand %s, query %q; want %s", tc.args, got, svc.LastRecall.Query, tc.want)
 		}
 	}
 }

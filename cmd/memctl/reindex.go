@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/memd-dev/memd/internal/clitext"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +16,7 @@ func newReindexCmd(a *app) *cobra.Command {
 			var path string
 			if len(args) == 1 {
 				var err error
-				if path, err = absPath(args[0]); err != nil {
+				if path, err = clitext.AbsPath(args[0]); err != nil {
 					return err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newRmCmd(a *app) *cobra.Command {
@@ -24,7 +25,7 @@ func removalCmd(a *app, use, short string, remove func(*api.Client, context.Cont
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := absPath(args[0])
+			path, err := clitext.AbsPath(args[0])
 			if err != nil {
 				return err
 			}

@@ -12,9 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memd-dev/memd/internal/autostart"
 )
 
 // service is memd as a per-user service of the platform's service
@@ -93,9 +96,13 @@ var launchdAgent = parseUnit("plist", `<?xml version="1.0" encoding="UTF-8"?>
 
 const launchdLabel = "dev.memd.memd"
 
-func parseUnit(name, text string) *template.Template {
-	funcs := template.FuncMap{"unitPath": unitPath, "unitArg": unitArg, "xml": xmlText}
-	return template.Must(template.New(name).Funcs(funcs).Parse(text))
+// parseUnit returns a unit's template, parsed on first use: every memctl
+// start would pay for templates that only service install writes.
+func parseUnit(name, text string) func() *template.Template {
+	return sync.OnceValue(func() *template.Template {
+		funcs := template.FuncMap{"unitPath": unitPath, "unitArg": unitArg, "xml": xmlText}
+		return template.Must(template.New(name).Funcs(funcs).Parse(text))
+	})
 }
 
 // xmlText escapes text for a plist string.
@@ -136,10 +143,10 @@ func (s service) units(goos string) ([]unit, error) {
 	switch goos {
 	case "linux":
 		dir := filepath.Join(s.configHome(), "systemd", "user")
-		tmpls = []*template.Template{systemdSocket, systemdService}
+		tmpls = []*template.Template{systemdSocket(), systemdService()}
 		paths = []string{filepath.Join(dir, "memd.socket"), filepath.Join(dir, "memd.service")}
 	case "darwin":
-		tmpls = []*template.Template{launchdAgent}
+		tmpls = []*template.Template{launchdAgent()}
 		paths = []string{filepath.Join(s.home, "Library", "LaunchAgents", launchdLabel+".plist")}
 	default:
 		return nil, fmt.Errorf("memctl service knows systemd (Linux) and launchd (macOS), not %s; run memd from your own init", goos)
@@ -173,7 +180,7 @@ func (a *app) service(needBinary bool) (service, error) {
 	if !needBinary {
 		return s, nil
 	}
-	bin, err := findMemd()
+	bin, err := autostart.FindMemd()
 	if err != nil {
 		return service{}, err
 	}
@@ -313,6 +320,21 @@ func (a *app) runSteps(ctx context.Context, steps [][]string) error {
 	return nil
 }
 
+// installedUnits sorts the service's files into those present and the
+// paths of those missing. The service is installed when none is missing
+// and not installed when none is present; uninstall removes any that are,
+// and status says so, so that the two agree on a half-installed service.
+func installedUnits(units []unit) (present []unit, missing []string) {
+	for _, u := range units {
+		if _, err := os.Stat(u.path); err == nil {
+			present = append(present, u)
+		} else {
+			missing = append(missing, u.path)
+		}
+	}
+	return present, missing
+}
+
 func (a *app) uninstallService(ctx context.Context, units []unit) error {
 	var steps [][]string
 	if runtime.GOOS == "darwin" {
@@ -320,20 +342,15 @@ func (a *app) uninstallService(ctx context.Context, units []unit) error {
 	} else {
 		steps = [][]string{{"systemctl", "--user", "disable", "--now", "memd.socket", "memd.service"}}
 	}
-	installed := false
-	for _, u := range units {
-		if _, err := os.Stat(u.path); err == nil {
-			installed = true
-		}
-	}
-	if !installed {
+	present, _ := installedUnits(units)
+	if len(present) == 0 {
 		fmt.Fprintln(a.out, "memd's service is not installed")
 		return nil
 	}
 	if err := a.runSteps(ctx, steps); err != nil {
 		return err
 	}
-	for _, u := range units {
+	for _, u := range present {
 		if err := os.Remove(u.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -347,15 +364,13 @@ func (a *app) uninstallService(ctx context.Context, units []unit) error {
 }
 
 func (a *app) serviceStatus(ctx context.Context, s service, units []unit) {
-	installed := true
-	for _, u := range units {
-		if _, err := os.Stat(u.path); err != nil {
-			installed = false
-		}
-	}
-	if !installed {
+	switch present, missing := installedUnits(units); {
+	case len(present) == 0:
 		fmt.Fprintln(a.out, "service: not installed (memctl service install)")
-	} else {
+	case len(missing) > 0:
+		fmt.Fprintf(a.out, "service: partly installed, %s missing (memctl service install writes it again; memctl service uninstall removes the rest)\n",
+			strings.Join(missing, ", "))
+	default:
 		fmt.Fprintf(a.out, "service: installed (%s)\n", units[0].path)
 	}
 	if runtime.GOOS == "linux" {
@@ -371,7 +386,7 @@ func (a *app) serviceStatus(ctx context.Context, s service, units []unit) {
 	} else if runtime.GOOS == "darwin" {
 		fmt.Fprintln(a.out, "log:", s.LogFile())
 	}
-	if answers(a.socket) {
+	if autostart.Answers(a.socket) {
 		fmt.Fprintf(a.out, "memd: answering on %s\n", a.socket)
 	} else {
 		fmt.Fprintf(a.out, "memd: not answering on %s\n", a.socket)

@@ -134,3 +134,33 @@ func TestServiceStatusNotInstalled(t *testing.T) {
 		t.Errorf("service status does not say where the log is:\n%s", out)
 	}
 }
+
+// A half-installed service (one unit file of two) is what status and
+// uninstall both call partly installed: status names the missing file,
+// uninstall removes the other, and then status says not installed.
+func TestServicePartlyInstalled(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("systemd's two unit files")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("PATH", t.TempDir()) // no systemctl: uninstall only removes the files
+	sock := fakeDaemon(t, apitest.New())
+	dir := filepath.Join(home, ".config", "systemd", "user")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "memd.service"), []byte("[Service]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, sock, "service", "status")
+	if err != nil || !strings.Contains(out, "service: partly installed, "+filepath.Join(dir, "memd.socket")+" missing") {
+		t.Fatalf("status of a half-installed service: %v\n%s", err, out)
+	}
+	out, _, err = run(t, sock, "service", "uninstall")
+	if err != nil || !strings.Contains(out, "removed "+filepath.Join(dir, "memd.service")) || strings.Contains(out, "removed "+filepath.Join(dir, "memd.socket")) {
+		t.Fatalf("uninstall of a half-installed service: %v\n%s", err, out)
+	}
+	if out, _, _ := run(t, sock, "service", "status"); !strings.Contains(out, "service: not installed") {
+		t.Fatalf("status after uninstall:\n%s", out)
+	}
+}

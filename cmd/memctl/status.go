@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
@@ -47,7 +47,7 @@ func newStatusCmd(a *app) *cobra.Command {
 				}
 				return a.printJSON(st)
 			}
-			printStatus(a.out, st)
+			clitext.Status(a.out, st)
 			printSkips(a.out, skips, listSkips)
 			return nil
 		},
@@ -57,66 +57,10 @@ func newStatusCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func printStatus(w io.Writer, st memd.Status) {
-	fmt.Fprintf(w, "memd %s, pid %d, data %s (store %s)\n", st.Version, st.PID, st.DataDir, formatBytes(st.DBBytes))
-	fmt.Fprintf(w, "%d notes, %d chunks, %d pending, %d skipped\n", st.Notes, st.Chunks, st.Pending, st.Skipped)
-	if st.Enriching > 0 {
-		fmt.Fprintf(w, "%d notes findable by keyword, waiting for the model stages\n", st.Enriching)
-	}
-	if len(st.Folders) == 0 {
-		fmt.Fprintln(w, "no folders yet: memctl add DIR")
-	} else {
-		fmt.Fprintln(w, "folders:")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, f := range st.Folders {
-			state := "watching"
-			if !f.Watching {
-				state = "not watching"
-			}
-			if f.Error != "" {
-				state += ": " + f.Error
-			}
-			fmt.Fprintf(tw, "  %s\t%d notes\t%s\n", f.Path, f.Notes, state)
-		}
-		tw.Flush()
-	}
-	for _, m := range st.Models {
-		if m.Loaded {
-			fmt.Fprintf(w, "model %s: %s (%s)\n", m.Role, m.Path, backendText(m))
-		} else if m.Reason != "" {
-			fmt.Fprintf(w, "model %s: off, %s\n", m.Role, m.Reason)
-		}
-	}
-	for _, warn := range st.Warnings {
-		fmt.Fprintln(w, "warning:", warn)
-	}
-}
-
 // statusWithSkips is status --skips --json: the status with the skips beside.
 type statusWithSkips struct {
 	memd.Status
 	Skips []memd.Skip `json:"skips"`
-}
-
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// backendText is where a model runs, e.g. "cuda, NVIDIA H200".
-func backendText(m memd.ModelStatus) string {
-	if m.Device == "" {
-		return m.Backend
-	}
-	return m.Backend + ", " + m.Device
 }
 
 // skipsShown is how many skipped files plain status lists; --skips lists all.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/internal/clitext"
 )
 
 func TestStatusJSON(t *testing.T) {
@@ -88,12 +89,12 @@ func TestWatchHasNoJumpingTotal(t *testing.T) {
 // still waiting for the model stages are named, and not on an idle store.
 func TestStatusSaysEnriching(t *testing.T) {
 	var b strings.Builder
-	printStatus(&b, memd.Status{Notes: 5, Enriching: 3})
+	clitext.Status(&b, memd.Status{Notes: 5, Enriching: 3})
 	if !strings.Contains(b.String(), "3 notes findable by keyword, waiting for the model stages") {
 		t.Fatalf("status with 3 enriching:\n%s", b.String())
 	}
 	b.Reset()
-	printStatus(&b, memd.Status{Notes: 5})
+	clitext.Status(&b, memd.Status{Notes: 5})
 	if strings.Contains(b.String(), "waiting for the model stages") {
 		t.Fatalf("status with none enriching:\n%s", b.String())
 	}

@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/memd-dev/memd/server"
 )
@@ -24,6 +26,61 @@ func listen(path string, log *slog.Logger) (net.Listener, error) {
 	}
 	return server.Listen(path)
 }
+
+// daemonSocket is the daemon's listening socket, taken by the first serve
+// and kept open across the serves that follow a damaged store's rebuild:
+// a socket the service manager passed cannot be taken twice (its LISTEN_*
+// are cleared and its descriptor closed with it), and clients waiting in
+// its backlog must be answered by the rebuilt daemon.
+type daemonSocket struct {
+	l       *net.UnixListener
+	stopped atomic.Bool // the serve now using l has stopped accepting
+}
+
+// take returns the socket for one serve, listening on path first if no
+// serve has yet. Closing what it returns ends that serve's Accept and
+// keeps the socket open for the next.
+func (s *daemonSocket) take(path string, log *slog.Logger) (net.Listener, error) {
+	if s.l == nil {
+		l, err := listen(path, log)
+		if err != nil {
+			return nil, err
+		}
+		s.l = l.(*net.UnixListener) // listen takes only unix sockets
+	}
+	s.stopped.Store(false)
+	if err := s.l.SetDeadline(time.Time{}); err != nil {
+		return nil, err
+	}
+	return servedSocket{s}, nil
+}
+
+// Close closes the socket for good.
+func (s *daemonSocket) Close() error {
+	if s.l == nil {
+		return nil
+	}
+	return s.l.Close()
+}
+
+// servedSocket is a daemonSocket as one serve uses it: Close only wakes
+// its Accept, by a deadline in the past.
+type servedSocket struct{ s *daemonSocket }
+
+func (v servedSocket) Accept() (net.Conn, error) {
+	c, err := v.s.l.Accept()
+	if err != nil && v.s.stopped.Load() {
+		return nil, net.ErrClosed
+	}
+	return c, err
+}
+
+func (v servedSocket) Close() error {
+	v.s.stopped.Store(true)
+	return v.s.l.SetDeadline(time.Now())
+}
+
+func (v servedSocket) Addr() net.Addr { return v.s.l.Addr() }
 
 // firstActivatedFD is where sd_listen_fds(3) puts the first passed socket.
 const firstActivatedFD = 3

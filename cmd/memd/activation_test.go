@@ -19,7 +19,7 @@ import (
 // startActivated starts memd the way systemd's socket activation does: the
 // listening socket as fd 3, LISTEN_FDS=1, and LISTEN_PID set to memd's own
 // pid (a shell that execs memd keeps its pid, which $$ names).
-func startActivated(t *testing.T, l *net.UnixListener, data, socketFlag string) (*exec.Cmd, *syncbuf.Buffer) {
+func startActivated(t *testing.T, l *net.UnixListener, data, socketFlag string, extra ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	t.Helper()
 	f, err := l.File()
 	if err != nil {
@@ -27,8 +27,9 @@ func startActivated(t *testing.T, l *net.UnixListener, data, socketFlag string) 
 	}
 	defer f.Close()
 	log := new(syncbuf.Buffer)
-	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"`,
-		filepath.Join(binDir, "memd"), "--data", data, "--socket", socketFlag)
+	args := append([]string{"-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"`,
+		filepath.Join(binDir, "memd"), "--data", data, "--socket", socketFlag}, extra...)
+	cmd := exec.Command("/bin/sh", args...)
 	cmd.Env = append(os.Environ(), "MEMD_DATA=", "MEMD_SOCKET=")
 	cmd.ExtraFiles = []*os.File{f}
 	cmd.Stdout, cmd.Stderr = log, log
@@ -87,6 +88,57 @@ func TestSocketActivation(t *testing.T) {
 	}
 	if fi, err := os.Stat(sock); err != nil || fi.Mode().Type() != os.ModeSocket {
 		t.Errorf("the service manager's socket is gone after memd stopped: %v", err)
+	}
+}
+
+// TestActivatedSocketOutlivesRebuild: a store found damaged while memd
+// serves on a passed socket is rebuilt, and the rebuilt daemon answers on
+// that same socket (it cannot be passed twice) and makes none of its own.
+func TestActivatedSocketOutlivesRebuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes the sample vault")
+	}
+	dir := tempDir(t)
+	data := filepath.Join(dir, "data")
+	d := startDaemon(t, data, filepath.Join(dir, "first.sock"))
+	if _, err := d.client.AddFolder(context.Background(), copyVault(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, d.client, 2*time.Minute)
+	if err := d.stop(); err != nil {
+		t.Fatal(err)
+	}
+	randomPages(t, filepath.Join(data, "memd.db"))
+
+	sock := filepath.Join(dir, "memd.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	defer l.Close()
+	elsewhere := filepath.Join(dir, "not-used.sock")
+	// No check at start: the damage is found by a read once memd serves.
+	cmd, log := startActivated(t, l, data, elsewhere, "--store-check-max-bytes", "0")
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	eventually(t, time.Minute, "memd moves the damaged store aside", func() (bool, string) {
+		return strings.Contains(log.String(), "moved it aside"), log.String()
+	})
+	if text := log.String(); strings.Index(text, "passed by the service manager") > strings.Index(text, "moved it aside") {
+		t.Fatalf("the store was found damaged before memd served on the passed socket:\n%s", text)
+	}
+	c := api.NewClient(sock)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatalf("status on the passed socket after the rebuild: %v\n%s", err, log)
+	}
+	if _, err := os.Stat(elsewhere); err == nil {
+		t.Errorf("the rebuilt memd made its own socket at %s", elsewhere)
 	}
 }
 

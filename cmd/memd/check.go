@@ -122,6 +122,9 @@ func storeVerdict(ctx context.Context, data string) memd.StoreReport {
 	case v.Locked:
 		c.Status, c.Detail = memd.CheckFail, v.Problem
 		c.Fix = "a memd that does not answer on this socket holds it: find it with `pgrep -a memd`, or pass the --socket it listens on"
+	case v.Reason == "":
+		c.Status, c.Detail = memd.CheckFail, v.Problem
+		c.Fix = "the store could not be opened to check it, and is not known to be damaged: fix what the message says (permissions, disk) and run the check again"
 	default:
 		c.Status, c.Detail = memd.CheckFail, v.Problem
 		c.Fix = "start memd: it moves the damaged store aside and re-indexes the registered folders from the file beside it"

@@ -7,7 +7,10 @@
 // order of start-up and shutdown (the socket itself is server.Listen). Its
 // subcommands are `memd runtime install|path` (the llama.cpp libraries)
 // and `memd check` (the store and runtime checks memctl doctor asks for,
-// made here so that memctl links neither). It imports the root package
-// memd, server, memory, pipeline, store, inference, inference/llama,
-// inference/runtime and internal/config.
+// made here so that memctl links neither), and `memd mcp` and `memd model
+// pull`, the MCP server and model downloads that memctl execs so that its
+// own binary, the one that answers recall, starts without their
+// libraries. It imports the root package memd, server, memory, pipeline,
+// store, inference, inference/llama, inference/runtime, inference/hub,
+// mcpserver and internal/config.
 package main

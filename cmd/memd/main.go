@@ -8,15 +8,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memd-dev/memd/internal/autostart"
 	"github.com/memd-dev/memd/internal/config"
 	"github.com/memd-dev/memd/server"
 	"github.com/memd-dev/memd/store"
 )
 
 // exitInUse is the exit status when another memd holds the data folder or
-// the socket; memctl, which may race another memctl to start a daemon,
-// tells it from other failures.
-const exitInUse = 3
+// the socket; a client that raced another to start a daemon (memctl, memd
+// mcp) tells it from other failures.
+const exitInUse = autostart.ExitInUse
 
 func main() {
 	ctx, stop := signalContext(context.Background())
@@ -58,7 +59,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 	root.SetVersionTemplate(versionLine())
 	config.RegisterFlags(root.Flags())
 	serveFlags.register(root.Flags())
-	root.AddCommand(newVersionCmd(), newCheckCmd())
+	root.AddCommand(newVersionCmd(), newCheckCmd(), newMCPCmd(), newModelCmd())
 	addRuntimeCmd(root)
 	addStoreCmd(root)
 	return root

@@ -29,7 +29,9 @@ const shutdownGrace = 5 * time.Second
 // Models load after the socket is taken, so a second memd fails fast, and
 // before the indexer starts, so its stages see them. Closing runs the other
 // way: the indexer and server stop, then the vectors, the models, the store.
-func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+// The socket is taken from sock, which outlives this serve when a damaged
+// store is rebuilt (serveRebuilding).
+func serve(ctx context.Context, cfg config.Config, sock *daemonSocket, log *slog.Logger) error {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("create data folder: %w", err)
 	}
@@ -38,7 +40,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	l, err := listen(cfg.Socket, log)
+	l, err := sock.take(cfg.Socket, log)
 	if err != nil {
 		return err
 	}
@@ -61,8 +63,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	svc := memory.New(memory.Config{DB: db, Indexer: ix, Version: memdVersion(), DataDir: cfg.Data,
 		Vectors: vecs, Models: m.status, Reranker: m.recallReranker(),
 		Fusion:      rank.Fusion{K: cfg.Recall.RRFK, BM25Weight: cfg.Recall.BM25Weight, VectorWeight: cfg.Recall.VectorWeight},
-		VectorFloor: cfg.Recall.VectorFloor,
-		Generator:   m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
+		VectorFloor: cfg.Recall.VectorFloor, Expand: cfg.Recall.Expand,
+		Generator: m.chatGenerator(), Chat: memory.ChatOptions{MaxInFlight: cfg.Chat.MaxInFlight}})
 	srv := server.NewServer(svc, server.Options{Logger: log, AllowedOrigins: serveFlags.origins,
 		RecallInFlight: cfg.Recall.MaxInFlight, RecallQueue: cfg.Recall.Queue})
 	tl, token, err := listenTCP(cfg, log)

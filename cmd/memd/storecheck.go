@@ -80,7 +80,7 @@ func printVerdict(cmd *cobra.Command, v store.Verdict) {
 	case v.OK:
 		fmt.Fprintf(out, "ok: %s: %d notes, %d chunks, %d bytes, %d folders (checked in %v)\n",
 			v.Path, v.Notes, v.Chunks, v.Bytes, len(v.Folders), v.Took.Round(time.Millisecond))
-	case v.Locked:
+	case v.Reason == "":
 		fmt.Fprintf(out, "not checked: %s\n", v.Problem)
 	default:
 		fmt.Fprintf(out, "damaged: %s\nmemd moves it aside at start and re-indexes these folders: %s\n",
@@ -108,8 +108,7 @@ func checkInChild(ctx context.Context, data string) (store.Verdict, error) {
 	}
 	var v store.Verdict
 	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
-		v = store.Verdict{Path: path, Problem: fmt.Sprintf("store %s is damaged: bbolt's consistency check crashed on it: %s",
-			path, lastLine(stderr.String(), runErr))}
+		v = store.Damaged(path, "bbolt's consistency check crashed on it: "+lastLine(stderr.String(), runErr))
 		v.Folders, _ = registeredPaths(path)
 	}
 	return v, nil
@@ -123,15 +122,6 @@ func registeredPaths(path string) ([]string, error) {
 		out = append(out, f.Path)
 	}
 	return out, err
-}
-
-// damageOf is the DamageError a verdict stands for, nil when it passed or
-// could not look (another process holds the file).
-func damageOf(v store.Verdict) error {
-	if v.OK || v.Locked {
-		return nil
-	}
-	return &store.DamageError{Path: v.Path, Reason: strings.TrimPrefix(v.Problem, "store "+v.Path+" is damaged: ")}
 }
 
 // lastLine is the first line of a crash report (the panic or fault), or
@@ -154,7 +144,7 @@ func openStore(ctx context.Context, data string, fullCheckMaxBytes int64, log *s
 		start := time.Now()
 		v, err := checkInChild(ctx, data)
 		if err == nil {
-			if derr := damageOf(v); derr != nil {
+			if derr := v.Damage(); derr != nil {
 				return nil, derr
 			}
 		}
@@ -186,8 +176,10 @@ func openStore(ctx context.Context, data string, fullCheckMaxBytes int64, log *s
 // the store aside and serves again on a new one, which takes the folders
 // from the registrations file and indexes them anew.
 func serveRebuilding(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	var sock daemonSocket // one socket for every serve: see daemonSocket
+	defer sock.Close()
 	for rebuilds := 0; ; rebuilds++ {
-		err := serve(ctx, cfg, log)
+		err := serve(ctx, cfg, &sock, log)
 		var damage *store.DamageError
 		if !errors.As(err, &damage) || ctx.Err() != nil {
 			return err

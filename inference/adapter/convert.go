@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/memd-dev/memd/inference/gguf"
 )
@@ -44,8 +45,11 @@ var projections = map[string]string{
 // loraName finds the layer, projection and half (a or b) in an adapter
 // tensor's name, whatever prefix the tool and the model class put before
 // it ("base_model.model.model.language_model.layers.3.self_attn.q_proj.lora_A.weight",
-// "model.layers.3.mlp.up_proj.lora_b").
-var loraName = regexp.MustCompile(`layers\.(\d+)\.(?:self_attn|mlp)\.(\w+_proj)\.lora_([abAB])(?:\.weight)?$`)
+// "model.layers.3.mlp.up_proj.lora_b"). It is compiled on first use:
+// memctl links this package, and every memctl start would pay for it.
+var loraName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`layers\.(\d+)\.(?:self_attn|mlp)\.(\w+_proj)\.lora_([abAB])(?:\.weight)?$`)
+})
 
 // permuted are the architectures whose query and key rows llama.cpp's
 // converter permutes (interleaved RoPE halves).
@@ -131,7 +135,7 @@ type pair struct {
 func pairUp(tensors map[string]tensor, format Format) (map[string]pair, error) {
 	pairs := map[string]pair{}
 	for name, t := range tensors {
-		m := loraName.FindStringSubmatch(name)
+		m := loraName().FindStringSubmatch(name)
 		if m == nil {
 			return nil, fmt.Errorf("tensor %s is not a LoRA matrix of a projection memd knows (%v)", name, slices.Sorted(maps.Keys(projections)))
 		}

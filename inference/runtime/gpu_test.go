@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,5 +63,39 @@ func TestChooseForGPU(t *testing.T) {
 	c, err := Choose(Host{GOOS: "linux", GOARCH: "amd64", NVIDIA: true, GPUs: []GPU{h200}, DriverCUDA: [2]int{13, 0}}, "cuda")
 	if err != nil || c.Package.Backend != "cuda" || !strings.HasPrefix(c.Why, "warning: ") {
 		t.Fatalf("cuda asked for on an H200 with a 13.0 driver: %+v %v; want it, with a warning", c, err)
+	}
+}
+
+// TestHostFoundOnce: nvidia-smi runs once per process (two invocations:
+// the GPUs, the driver's CUDA version) however often the host is asked.
+// A child process asks three times with an nvidia-smi on PATH that
+// answers as an H200 would and counts its runs.
+func TestHostFoundOnce(t *testing.T) {
+	if os.Getenv("MEMD_TEST_HOST_ONCE") != "" {
+		for range 3 {
+			if h := CurrentHost(); len(h.GPUs) != 1 || h.GPUs[0].Name != "NVIDIA H200" || h.DriverCUDA != [2]int{12, 4} {
+				t.Fatalf("host %+v; want the H200 nvidia-smi described", h)
+			}
+		}
+		return
+	}
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	script := "#!/bin/sh\necho run >> '" + runs + "'\n" +
+		"case \"$1\" in --query-gpu=*) echo 'NVIDIA H200, 9.0' ;; *) echo '| CUDA Version: 12.4 |' ;; esac\n"
+	if err := os.WriteFile(filepath.Join(dir, "nvidia-smi"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostFoundOnce$")
+	cmd.Env = append(os.Environ(), "PATH="+dir, "MEMD_TEST_HOST_ONCE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "run"); n != 2 {
+		t.Errorf("nvidia-smi ran %d times for three CurrentHost calls; want 2 (once per process)", n)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	goruntime "runtime"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Package is one pinned npm package of prebuilt llama.cpp libraries.
@@ -44,8 +46,18 @@ type Host struct {
 	NVCC         bool   // the CUDA compiler is on PATH
 }
 
-// CurrentHost describes this machine.
+// CurrentHost describes this machine. It is found once per process:
+// asking nvidia-smi takes two runs of it (the GPUs, then the driver's CUDA
+// version), and every Find asked again.
 func CurrentHost() Host {
+	h := currentHost()
+	h.GPUs = slices.Clone(h.GPUs)
+	return h
+}
+
+var currentHost = sync.OnceValue(detectHost)
+
+func detectHost() Host {
 	h := Host{GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, NVIDIA: hasNVIDIA(), Vulkan: hasVulkan()}
 	if h.NVIDIA {
 		h.GPUs, h.DriverCUDA, _ = nvidiaGPUs()

@@ -67,6 +67,10 @@ type Recall struct {
 	// a hit only the vector list found must pass; 0 calibrates it on the
 	// notes, negative keeps every vector hit.
 	VectorFloor float64
+	// Expand turns query expansion (pseudo-relevance feedback) on for
+	// every recall that does not say; off by default, as it did not help
+	// on SciFact (BENCHMARKS.md).
+	Expand bool
 }
 
 // TCP holds the [tcp] table: the optional loopback listener for clients

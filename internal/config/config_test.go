@@ -100,6 +100,24 @@ func TestPrecedence(t *testing.T) {
 			}
 			return ""
 		}},
+		{"a boolean from file, env and flag", writeConfig(t, "[recall]\nexpand = true\n"), nil, nil, func(c Config) string {
+			if !c.Recall.Expand {
+				return "want the file's recall.expand"
+			}
+			return ""
+		}},
+		{"a boolean flag alone turns it on", "", map[string]string{"MEMD_RECALL_EXPAND": "false"}, []string{"--recall-expand"}, func(c Config) string {
+			if !c.Recall.Expand {
+				return "--recall-expand must turn it on over the env's false"
+			}
+			return ""
+		}},
+		{"a boolean flag turns it off", "", map[string]string{"MEMD_RECALL_EXPAND": "true"}, []string{"--recall-expand=false"}, func(c Config) string {
+			if c.Recall.Expand {
+				return "--recall-expand=false must turn it off over the env's true"
+			}
+			return ""
+		}},
 		{"explicit zero wins", path, map[string]string{"MEMD_THREADS": "4"}, []string{"--threads=0"}, func(c Config) string {
 			if c.Threads != 0 {
 				return "--threads=0 must override env and file"
@@ -163,6 +181,10 @@ func TestLoadErrors(t *testing.T) {
 			says: []string{"config.toml:2", "recall.rrf_k: expected an integer, got a float (1.5)"}},
 		{name: "boolean for a number", file: "[recall]\n\nvector_weight = true\n",
 			says: []string{"config.toml:3", "recall.vector_weight: expected a number, got a boolean"}},
+		{name: "number for a boolean", file: "[recall]\nexpand = 1\n",
+			says: []string{"config.toml:2", "recall.expand: expected true or false, got an integer (1)"}},
+		{name: "bad env boolean", env: map[string]string{"MEMD_RECALL_EXPAND": "sometimes"},
+			says: []string{"MEMD_RECALL_EXPAND", "recall.expand: expected true or false"}},
 		{name: "negative slots", file: "slots = -2\n",
 			says: []string{"config.toml:1", "slots: must be at least 0, got -2"}},
 		{name: "bad byte count", file: "max_file_bytes = \"lots\"\n",

@@ -32,6 +32,9 @@ func RegisterFlags(fs *pflag.FlagSet, only ...string) {
 		}
 		v := &flagValue{s: s}
 		f := fs.VarPF(v, s.Flag, "", s.Usage+" (env "+s.Env+")")
+		if s.kind == kindBool {
+			f.NoOptDefVal = "true" // --recall-expand alone turns it on
+		}
 		switch s.Name {
 		case "data":
 			f.DefValue = tilde(DataDir())

@@ -40,6 +40,7 @@ const (
 	kindInt           // an integer of at least min
 	kindBytes         // a byte count: an integer, or "16MiB", "2MB"
 	kindFloat         // a number of at least 0
+	kindBool          // true or false
 	kindLevel         // debug, info, warn, error
 	kindAddr          // a loopback host:port
 	kindAdapters      // a table of name → path
@@ -50,7 +51,7 @@ type setting struct {
 	Key
 	kind kind
 	min  int64
-	ptr  func(*Config) any // *string, *int, *int64, *float64 or *map[string]string
+	ptr  func(*Config) any // *string, *int, *int64, *float64, *bool or *map[string]string
 }
 
 var settings = []setting{
@@ -73,6 +74,7 @@ var settings = []setting{
 	{Key{"recall.max_in_flight", "max-recalls", "MEMD_MAX_RECALLS", "int", "recalls running at once (0: the default, 4 per CPU)"}, kindInt, 0, func(c *Config) any { return &c.Recall.MaxInFlight }},
 	{Key{"recall.queue", "recall-queue", "MEMD_RECALL_QUEUE", "int", "recalls waiting for a turn, at most 2s, before memd answers 429 (0: the default, 64)"}, kindInt, 0, func(c *Config) any { return &c.Recall.Queue }},
 	{Key{"recall.vector_floor", "recall-vector-floor", "MEMD_RECALL_VECTOR_FLOOR", "float", "cosine similarity a vector-only hit must pass, for the configured embedder (0: calibrated on the notes, negative: none)"}, kindFloat, 0, func(c *Config) any { return &c.Recall.VectorFloor }},
+	{Key{"recall.expand", "recall-expand", "MEMD_RECALL_EXPAND", "bool", "expand every query from the notes it finds first, unless a request says otherwise (default false)"}, kindBool, 0, func(c *Config) any { return &c.Recall.Expand }},
 	{Key{"chat.max_in_flight", "max-chats", "MEMD_MAX_CHATS", "int", "chats queued or generating at once before memd answers 429 (0: the default, 64)"}, kindInt, 0, func(c *Config) any { return &c.Chat.MaxInFlight }},
 	{Key{"tcp.listen", "tcp-listen", "MEMD_TCP_LISTEN", "host:port", "loopback address for the TCP listener (default: off)"}, kindAddr, 0, func(c *Config) any { return &c.TCP.Listen }},
 	{Key{"tcp.token_file", "tcp-token-file", "MEMD_TCP_TOKEN_FILE", "path", "file holding the TCP listener's bearer token"}, kindPath, 0, func(c *Config) any { return &c.TCP.TokenFile }},
@@ -95,7 +97,7 @@ func lookup(name string) (setting, bool) {
 func (s setting) typeError(got string) error {
 	want := map[kind]string{
 		kindString: "a string", kindPath: "a path (a string)", kindInt: "an integer",
-		kindBytes: `a byte count (an integer or a string such as "16MiB")`, kindFloat: "a number",
+		kindBytes: `a byte count (an integer or a string such as "16MiB")`, kindFloat: "a number", kindBool: "true or false",
 		kindLevel: `one of "debug", "info", "warn", "error"`, kindAddr: `a loopback "host:port" string`,
 		kindAdapters: `a table of name = "path"`,
 	}[s.kind]
@@ -130,8 +132,14 @@ func (s setting) setTOML(c *Config, v any, base string) error {
 		return nil
 	}
 	switch x := v.(type) {
+	case bool:
+		if s.kind == kindBool {
+			*s.ptr(c).(*bool) = x
+			return nil
+		}
+		return s.typeError(fmt.Sprintf("a boolean (%v)", x))
 	case string:
-		if s.kind == kindInt || s.kind == kindFloat {
+		if s.kind == kindInt || s.kind == kindFloat || s.kind == kindBool {
 			return s.typeError(fmt.Sprintf("a string (%q)", x))
 		}
 		return s.set(c, x, base)
@@ -168,6 +176,13 @@ func (s setting) setString(c *Config, v string) error {
 			return s.typeError(fmt.Sprintf("%q", v))
 		}
 		return s.setFloat(c, f)
+	case kindBool:
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return s.typeError(fmt.Sprintf("%q", v))
+		}
+		*s.ptr(c).(*bool) = b
+		return nil
 	case kindAdapters:
 		return s.mergeAdapters(c, v)
 	}
@@ -198,7 +213,7 @@ func (s setting) set(c *Config, v, base string) error {
 			return s.typeError(fmt.Sprintf("%q", v))
 		}
 		return s.setInt(c, n)
-	case kindInt, kindFloat:
+	case kindInt, kindFloat, kindBool:
 		return s.setString(c, v)
 	default:
 		return s.typeError(fmt.Sprintf("%q", v))

@@ -230,6 +230,10 @@ func (s setting) render(c *Config) string {
 		if *p != 0 {
 			return strconv.FormatInt(*p, 10)
 		}
+	case *bool:
+		if *p {
+			return "true"
+		}
 	case *float64:
 		if *p != 0 {
 			f := strconv.FormatFloat(*p, 'g', -1, 64)

@@ -88,7 +88,7 @@ func TestSaveRoundTrips(t *testing.T) {
 		Generator: "/m/g.gguf", Embedder: "/m/e.gguf", Reranker: "/m/r.gguf",
 		Adapters:     map[string]string{"memory-chunk": "/m/c.gguf", "chunk_v2": "/m/\"q\" \\ 'x'\t ü.gguf"},
 		MaxFileBytes: 1 << 22, Threads: 3, GPULayers: -1, Slots: 8, LogLevel: "debug",
-		Recall: Recall{RRFK: 60, BM25Weight: 1, VectorWeight: 2.5},
+		Recall: Recall{RRFK: 60, BM25Weight: 1, VectorWeight: 2.5, Expand: true},
 		TCP:    TCP{Listen: "[::1]:7077", TokenFile: "/tok"},
 	}
 	cases := []struct {

@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -21,7 +21,7 @@ const noteURITemplate = "file:///{+path}"
 
 // addNoteTools adds read_note and the notes as resources, so an agent can
 // open the passage a recall hit points to.
-func addNoteTools(s *mcp.Server, a *app) {
+func addNoteTools(s *mcp.Server, sv *tools) {
 	closed := new(false)
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "read_note",
@@ -31,11 +31,11 @@ func addNoteTools(s *mcp.Server, a *app) {
 			"are refused.",
 		InputSchema: withRanges[readNoteArgs](map[string][2]int{"start_line": {1, 1 << 30}, "end_line": {1, 1 << 30}}),
 		Annotations: &mcp.ToolAnnotations{Title: "Read a note", ReadOnlyHint: true, OpenWorldHint: closed},
-	}, a.mcpReadNote)
+	}, sv.mcpReadNote)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name: "note", Title: "A note of the user's", URITemplate: noteURITemplate, MIMEType: "text/markdown",
 		Description: "A note file inside a folder memd indexes, by its file:// URI (recall's paths).",
-	}, a.mcpReadResource)
+	}, sv.mcpReadResource)
 }
 
 type readNoteArgs struct {
@@ -44,12 +44,12 @@ type readNoteArgs struct {
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"the last line to read, inclusive (default the last line)"`
 }
 
-func (a *app) mcpReadNote(ctx context.Context, _ *mcp.CallToolRequest, in readNoteArgs) (*mcp.CallToolResult, memd.NoteText, error) {
+func (sv *tools) mcpReadNote(ctx context.Context, _ *mcp.CallToolRequest, in readNoteArgs) (*mcp.CallToolResult, memd.NoteText, error) {
 	path, err := absArg("path", in.Path)
 	if err != nil {
 		return nil, memd.NoteText{}, err
 	}
-	c, err := a.client(ctx)
+	c, err := sv.Connect(ctx)
 	if err != nil {
 		return nil, memd.NoteText{}, err
 	}
@@ -66,12 +66,12 @@ func (a *app) mcpReadNote(ctx context.Context, _ *mcp.CallToolRequest, in readNo
 	return textResult(b.String()), nt, nil
 }
 
-func (a *app) mcpReadResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (sv *tools) mcpReadResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	u, err := url.Parse(req.Params.URI)
 	if err != nil || u.Scheme != "file" || !filepath.IsAbs(u.Path) {
 		return nil, fmt.Errorf("%q is not a note's file:// URI; use file:///absolute/path/to/note.md", req.Params.URI)
 	}
-	c, err := a.client(ctx)
+	c, err := sv.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ const resourcePage = 200
 // notesAsResources answers resources/list with the notes memd indexes, most
 // linked first, a page at a time: the SDK lists only resources added up
 // front, and the notes change as the folders do.
-func (a *app) notesAsResources(next mcp.MethodHandler) mcp.MethodHandler {
+func (sv *tools) notesAsResources(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		lr, ok := req.(*mcp.ListResourcesRequest)
 		if method != "resources/list" || !ok {
@@ -152,7 +152,7 @@ func (a *app) notesAsResources(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			offset = n
 		}
-		c, err := a.client(ctx)
+		c, err := sv.Connect(ctx)
 		if err != nil {
 			return nil, err
 		}

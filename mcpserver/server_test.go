@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,8 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/api/apitest"
 	"github.com/memd-dev/memd/internal/syncbuf"
+	"github.com/memd-dev/memd/server"
 )
 
 // mcpAgent is an agent's end of memctl mcp, run over two pipes as an agent
@@ -38,11 +42,8 @@ func startMCP(t *testing.T, svc *apitest.Service) *mcpAgent {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ag := &mcpAgent{stdin: inW, done: make(chan error, 1), stderr: &syncbuf.Buffer{}, stdout: &syncbuf.Buffer{}}
-	root := newRoot(&app{out: io.MultiWriter(ag.stdout, outW), errOut: ag.stderr, noStart: true})
-	root.SetIn(inR)
-	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "mcp"})
 	go func() {
-		err := root.ExecuteContext(context.Background())
+		err := Serve(context.Background(), inR, io.MultiWriter(ag.stdout, outW), testOptions(sock, ag.stderr))
 		outW.Close()
 		ag.done <- err
 	}()
@@ -292,16 +293,25 @@ func TestMCPExitsWhenStdinCloses(t *testing.T) {
 		close(entered)
 		select {
 		case <-release:
-			return memd.RecallResult{Hits: []memd.Hit{}}, nil
-		case <-ctx.Done(): // memctl mcp gave the request up
-			return memd.RecallResult{}, ctx.Err()
+		case <-ctx.Done():
 		}
+		// Released after memctl mcp returned, when its context has ended
+		// too: select picks either at random, and an ended context must
+		// win, as it would in the daemon.
+		if err := ctx.Err(); err != nil { // memctl mcp gave the request up
+			return memd.RecallResult{}, err
+		}
+		return memd.RecallResult{Hits: []memd.Hit{}}, nil
 	}
 	ag := startMCP(t, svc)
-	called := make(chan error, 1)
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	called := make(chan answer, 1)
 	go func() {
-		_, err := ag.CallTool(context.Background(), &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": "x"}})
-		called <- err
+		res, err := ag.CallTool(context.Background(), &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": "x"}})
+		called <- answer{res, err}
 	}()
 	<-entered
 	ag.stdin.Close()
@@ -312,8 +322,10 @@ func TestMCPExitsWhenStdinCloses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("memctl mcp returned %q after stdin closed", err)
 	}
-	if err := <-called; err == nil {
-		t.Error("the recall in flight was answered after stdin closed")
+	// The call given up may still have its error written before stdout
+	// closes; what it must never get is the daemon's answer.
+	if a := <-called; a.err == nil && !a.res.IsError {
+		t.Errorf("the recall in flight was answered after stdin closed: %q", text(a.res))
 	}
 	if s := ag.stderr.String(); s != "" {
 		t.Errorf("logged %q", s)
@@ -336,12 +348,9 @@ func TestMCPProtocolErrors(t *testing.T) {
 	sock := fakeDaemon(t, apitest.New())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	root := newRoot(&app{out: outW, errOut: io.Discard, noStart: true})
-	root.SetIn(inR)
-	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "mcp"})
 	done := make(chan error, 1)
 	go func() {
-		done <- root.ExecuteContext(context.Background())
+		done <- Serve(context.Background(), inR, outW, testOptions(sock, io.Discard))
 		outW.Close()
 	}()
 	answers := bufio.NewScanner(outR)
@@ -383,5 +392,75 @@ func TestMCPProtocolErrors(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Errorf("memctl mcp: %v", err)
+	}
+}
+
+// testOptions connects to the daemon at sock and never starts one, as
+// memd mcp does when one answers.
+func testOptions(sock string, log io.Writer) Options {
+	return Options{
+		Connect: func(ctx context.Context) (*api.Client, error) { return api.Dial(ctx, sock) },
+		Version: "test",
+		Log:     slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+}
+
+// fakeDaemon serves svc on a fresh short socket and returns its path.
+func fakeDaemon(t *testing.T, svc server.Service) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mcpserver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "memd.sock")
+	l, err := server.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.NewServer(svc, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	go s.Serve(l)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return sock
+}
+
+// recallFake holds one note, with one chunk about tomatoes.
+func recallFake() *apitest.Service {
+	svc := apitest.New()
+	svc.Notes["/n/garden.md"] = memd.NoteDetail{Path: "/n/garden.md", Chunks: []memd.Hit{{
+		Folder: "/n", Path: "/n/garden.md", StartLine: 3, EndLine: 9, Heading: []string{"Garden", "Tomatoes"},
+		Text: "## Tomatoes\n\nWater tomatoes deeply twice a week.\n", Summary: "watering", Score: 1.25, ChunkID: 7, Title: "x",
+	}}}
+	return svc
+}
+
+// chatFake answers chat from recallFake's note.
+func chatFake() *apitest.Service {
+	svc := recallFake()
+	svc.ChatAnswer = "Water them deeply [1]."
+	return svc
+}
+
+// The recall tool's per_note and expand reach the daemon's request.
+func TestMCPRecallPerNote(t *testing.T) {
+	svc := recallFake()
+	ag := startMCP(t, svc)
+	ag.call(t, "recall", map[string]any{"query": "tomatoes", "per_note": true, "expand": true})
+	svc.Mu.Lock()
+	defer svc.Mu.Unlock()
+	if !svc.LastRecall.PerNote || svc.LastRecall.Expand == nil || !*svc.LastRecall.Expand {
+		t.Fatalf("MCP per_note and expand: %+v", svc.LastRecall)
+	}
+}
+
+// An agent reading the MCP recall tool hears of a corrected spelling too.
+func TestHitsTextSaysCorrection(t *testing.T) {
+	res := memd.RecallResult{Hits: recallFake().Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}
+	if got := hitsText("tomatos watr", res); !strings.HasPrefix(got, "showing results for \"tomato water\"\n/n/garden.md:3-9") {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# side-by-side.sh: runs a pack from scripts/bench-pack.sh, old and new
+# alternately, and prints every run and the medians.
+#
+#   scripts/side-by-side.sh PACK.tgz [RUNS]     (default 3 runs)
+#
+# Each run, for each side in alternating order, on a fresh data folder:
+#   index   a fresh memd, `memctl add --wait CORPUS` for the Dendron vault
+#           and for SciFact: the daemon's CPU (utime+stime), peak RSS
+#           (VmHWM), RSS 8 s after the add returned (VmRSS, idle) and the
+#           store file's size.
+#   recall  both SciFact daemons up, clibench runs `memctl recall -k 10 Q`
+#           for each test query on both sides in a shuffled order per round:
+#           wall time from fork to exit, and the daemon's CPU per query.
+#   bench   memory.test -test.bench 'Recall100k$|HybridRecall$' (in-daemon
+#           recall p50/p99 at 100k chunks, BM25 and hybrid).
+# With taskset present, everything runs on two cores (CORES, default 0,1),
+# the machine memd is measured on elsewhere.
+set -euo pipefail
+pack=$(realpath "$1") runs=${2:-3}
+w=$(mktemp -d /tmp/side-by-side.XXXXXX)
+trap 'pkill -f "$w/" 2>/dev/null || true' EXIT
+tar xzf "$pack" -C "$w"
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c "${CORES:-0,1}")
+echo "old $(cat "$w/old/REV")  new $(cat "$w/new/REV")  $(nproc) cores, pinned to: ${pin[*]:-none}"
+
+start() { # SIDE NAME → pid on stdout
+	local d=$w/run/$1-$2
+	rm -rf "$d" && mkdir -p "$d" && chmod 700 "$d"
+	"${pin[@]}" "$w/$1/memd" --data "$d/data" --socket "$d/s.sock" >/dev/null 2>"$d/log" &
+	local pid=$!
+	for _ in $(seq 100); do [ -S "$d/s.sock" ] && break; sleep 0.05; done
+	echo "$pid"
+}
+
+index() { # SIDE CORPUS → one line of figures; leaves the daemon running
+	local side=$1 corpus=$2 d=$w/run/$1-$2 pid
+	pid=$(start "$side" "$corpus")
+	"${pin[@]}" "$w/$side/memctl" --socket "$d/s.sock" add --wait "$w/$corpus" >/dev/null
+	local cpu hwm
+	cpu=$(awk '{printf "%.2f", ($14+$15)/100}' "/proc/$pid/stat")
+	hwm=$(awk '/VmHWM/{printf "%d", $2/1024}' "/proc/$pid/status")
+	sleep 8
+	printf "%-4s %-8s cpu %6s s  peak %4s MB  idle %4s MB  store %6.1f MB\n" "$side" "$corpus" "$cpu" "$hwm" \
+		"$(awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$pid/status")" \
+		"$(du -b "$d/data/memd.db" | awk '{print $1/1048576}')"
+	echo "$pid" >"$d/pid"
+}
+
+stopall() { pkill -TERM -f "$w/(old|new)/memd" 2>/dev/null || true; sleep 0.5; }
+
+: >"$w/index.txt"
+for r in $(seq "$runs"); do
+	order="old new"; ((r % 2 == 0)) && order="new old"
+	for side in $order; do
+		for c in dendron scifact; do index "$side" "$c" | tee -a "$w/index.txt"; done
+		stopall
+	done
+done
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "medians of $runs runs:"
+for side in old new; do for c in dendron scifact; do
+	l=$(grep "^$side *$c " "$w/index.txt")
+	printf "%-4s %-8s cpu %s s  peak %s MB  idle %s MB  store %s MB\n" "$side" "$c" \
+		"$(awk '{print $4}' <<<"$l" | median)" "$(awk '{print $7}' <<<"$l" | median)" \
+		"$(awk '{print $10}' <<<"$l" | median)" "$(awk '{print $13}' <<<"$l" | median)"
+done; done
+
+for side in old new; do index "$side" scifact >/dev/null; done
+"${pin[@]}" "$w/clibench" -rounds 300 -queries "$w/queries.txt" \
+	-side "old=$w/old/memctl --socket $w/run/old-scifact/s.sock recall -k 10" -pid "old=$(cat "$w/run/old-scifact/pid")" \
+	-side "new=$w/new/memctl --socket $w/run/new-scifact/s.sock recall -k 10" -pid "new=$(cat "$w/run/new-scifact/pid")"
+stopall
+
+cd "$w"
+for r in $(seq "$runs"); do for side in old new; do
+	echo "== $side memory.test run $r"
+	"${pin[@]}" "$w/$side/memory.test" -test.run '^$' -test.bench 'Recall100k$|HybridRecall$' -test.benchtime 2000x -test.benchmem |
+		grep ^Benchmark
+done; done
