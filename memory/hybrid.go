@@ -93,7 +93,7 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the query could not be embedded (%v); recall is BM25 alone", vec.err))
 			// No deeper than the BM25 list would have gone into fusion.
-			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), min(want, depth), sc, r.Explain)
+			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), min(want, depth), sc, r.Explain, nil)
 			return nil
 		}
 		vl := rank.List{Name: "vector", Weight: s.fusion.VectorWeight}
@@ -106,7 +106,12 @@ func (s *Service) hybrid(ctx context.Context, sv *vector.Served, q string, query
 				vl.Entries = append(vl.Entries, rank.Scored{Chunk: n.Chunk, Score: float64(n.Score)})
 			}
 		}
-		res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm, vl), want, sc, r.Explain)
+		// A chunk BM25 cannot rank (template boilerplate) is no hit by its
+		// vector either; checked only as far as the hits go.
+		ranked := func(f rank.Fused) bool {
+			return len(f.Why) != 1 || f.Why[0].List != vl.Name || tx.ChunkRanked(f.Chunk)
+		}
+		res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm, vl), want, sc, r.Explain, ranked)
 		return nil
 	})
 }

@@ -95,6 +95,31 @@ func TestHybridFindsWhatBM25Misses(t *testing.T) {
 	}
 }
 
+// A chunk of template boilerplate (stored without terms) is shown with
+// its note but is no hit, not even by its vector.
+func TestHybridLeavesBoilerplateOut(t *testing.T) {
+	db, e := hybridStore(t)
+	footer := store.NewChunk{Chunk: store.Chunk{StartLine: 20, EndLine: 22,
+		Text: "Made from the automobile template: every automobile page ends so."}}
+	if err := db.Update(func(tx *store.Tx) error {
+		n := &store.Note{Path: "/a/van.md", Folder: "/a", Hash: "van"}
+		_, err := tx.PutNote(n, []store.NewChunk{footer})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	embedStore(t, db, e)
+	s := New(Config{DB: db, Embedder: e})
+	defer s.Close()
+	res, err := s.Recall(context.Background(), memd.RecallRequest{Query: "automobile", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(res.Hits); !slices.Equal(got, []string{"/b/work.md:11", "/a/cars.md:1"}) {
+		t.Fatalf("hybrid: %v, want no hit of the boilerplate chunk", got)
+	}
+}
+
 func TestHybridFiltersBothLists(t *testing.T) {
 	db, e := hybridStore(t)
 	s := New(Config{DB: db, Embedder: e})

@@ -45,7 +45,7 @@ func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.Recall
 			}
 			want, sc := s.hitsWanted(k), newScope(r.Filters, r.PerNote)
 			bm := s.bm25List(bm25Kept(tx, scores, want, sc))
-			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), want, sc, r.Explain)
+			res.Hits = hitsOf(tx, rank.Fuse(s.fusion.K, bm), want, sc, r.Explain, nil)
 			return nil
 		})
 	}
@@ -173,9 +173,12 @@ func bm25Kept(tx *store.Tx, scores []rank.Scored, n int, sc *scope) []rank.Score
 // hitsOf reads the first want chunks of merged that are in sc into hits,
 // scored by fusion (rank.Fuse's scale). Every recall builds its hits here:
 // BM25 alone is a fusion of its one list.
-func hitsOf(tx *store.Tx, merged []rank.Fused, want int, sc *scope, explain bool) []memd.Hit {
+func hitsOf(tx *store.Tx, merged []rank.Fused, want int, sc *scope, explain bool, keep func(rank.Fused) bool) []memd.Hit {
 	hits := make([]memd.Hit, 0, min(want, len(merged)))
 	for _, f := range merged {
+		if keep != nil && !keep(f) {
+			continue
+		}
 		h, ok := sc.hit(tx, f.Chunk, f.Score)
 		if !ok {
 			continue

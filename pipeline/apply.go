@@ -115,6 +115,9 @@ func (w noteWrite) move() ([]memd.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	if old.Folder != o.note.Folder {
+		w.eff.boiler.moved = append(w.eff.boiler.moved, o.note.Path)
+	}
 	w.eff.noteRemoved(replaced)
 	if err := w.tx.DeleteSkip(o.job.Path); err != nil {
 		return nil, err
@@ -163,6 +166,7 @@ func writeNote(tx *store.Tx, o *outcome, eff *txEffects) error {
 		return err
 	}
 	eff.noteRemoved(replaced)
+	eff.boiler.wrote(o.note, o.boiler)
 	eff.chunker(o.note.Chunker, 1)
 	if o.enrich {
 		eff.enrich = true

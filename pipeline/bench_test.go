@@ -251,7 +251,7 @@ func benchPrepare(b *testing.B, dir string) {
 	r0 := cpuTime()
 	for b.Loop() {
 		for i := 0; i < len(jobs); i += defaultBatchNotes {
-			outs := ix.worker.prepare(ctx, jobs[i:min(i+defaultBatchNotes, len(jobs))], nil)
+			outs := ix.worker.prepare(ctx, jobs[i:min(i+defaultBatchNotes, len(jobs))], nil, nil)
 			for _, o := range outs {
 				if o.kind != outPut {
 					b.Fatalf("%s: outcome %d (%s), want a put", o.job.Path, o.kind, o.reason)

@@ -67,7 +67,7 @@ func benchPut(b *testing.B, ix *Indexer, root string, paths []string, seed int) 
 		for i, p := range paths[:k] {
 			outs[i] = benchNote(root, p, seed+i)
 		}
-		if _, err := ix.worker.commit(outs); err != nil {
+		if _, err := ix.worker.commit(outs, false); err != nil {
 			b.Fatal(err)
 		}
 		paths, seed = paths[k:], seed+k
@@ -96,7 +96,7 @@ func BenchmarkWriteNewNotes(b *testing.B) {
 			i++
 		}
 		b.StartTimer()
-		if _, err := ix.worker.commit(outs); err != nil {
+		if _, err := ix.worker.commit(outs, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -155,7 +155,7 @@ func BenchmarkRenameNotes(b *testing.B) {
 			n.Path = to[i]
 			outs[i] = outcome{job: store.Job{Path: to[i], Folder: root}, kind: outMove, note: &n, from: from[i]}
 		}
-		if _, err := ix.worker.commit(outs); err != nil {
+		if _, err := ix.worker.commit(outs, false); err != nil {
 			b.Fatal(err)
 		}
 		for _, o := range outs {

@@ -42,6 +42,11 @@
 //   - A reader sees a note as the heuristic cut it or fully enriched,
 //     never half; a note waiting for its model stages is marked in the
 //     store, so a crash resumes its enrichment at the next start.
+//   - A block held verbatim by 10 or more notes of a folder (a template's
+//     footer or badges) is shown with its note but never ranked: its text
+//     is not counted in its chunks' terms (boilerplate.go). When a block's
+//     count crosses 10 either way, the notes holding it are marked and
+//     queued for re-indexing in the same transaction.
 //   - A rename is recognized by content hash when the new path is processed
 //     before the old one's removal (the watcher and reconcile queue present
 //     files first, and the watcher holds a path renamed away one more

@@ -26,6 +26,9 @@ type txEffects struct {
 	// embedder is configured; the re-embed loop picks it up.
 	unembedded bool
 	enrich     bool // a note was queued for the model stages
+	// boiler is what the transaction must check of boilerplate before it
+	// commits (settle).
+	boiler boilerplateSettle
 }
 
 func (e *txEffects) chunker(name string, delta int) {

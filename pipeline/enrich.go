@@ -83,10 +83,11 @@ func (e *enricher) round(ctx context.Context) (int, error) {
 }
 
 // queuedNote is a path on the enrich queue and its stored note, nil when
-// the note is gone.
+// the note is gone, with the note's boilerplate as stored.
 type queuedNote struct {
-	path string
-	note *store.Note
+	path   string
+	note   *store.Note
+	boiler boilerplate
 }
 
 // queued reads the next round's notes off the enrich queue, in one read
@@ -99,7 +100,11 @@ func (e *enricher) queued() ([]queuedNote, error) {
 			if err != nil {
 				return err
 			}
-			out = append(out, queuedNote{path, n})
+			q := queuedNote{path: path, note: n}
+			if n != nil {
+				q.boiler = storedBoilerplate(tx, n.Folder, n.Blocks)
+			}
+			out = append(out, q)
 		}
 		return nil
 	})
@@ -116,7 +121,7 @@ func (e *enricher) read(queued []queuedNote) ([]outcome, []stale) {
 			stales = append(stales, stale{path: q.path})
 			continue
 		}
-		o, ok := e.parse(q.note)
+		o, ok := e.parse(q.note, q.boiler)
 		if !ok {
 			stales = append(stales, stale{q.path, q.note.Folder})
 			continue
@@ -126,9 +131,10 @@ func (e *enricher) read(queued []queuedNote) ([]outcome, []stale) {
 	return outs, stales
 }
 
-// parse reads the file of stored note n and parses it for the stages; it
-// fails when the file is not the content n was stored from.
-func (e *enricher) parse(n *store.Note) (outcome, bool) {
+// parse reads the file of stored note n and parses it for the stages,
+// boiler its boilerplate; it fails when the file is not the content n was
+// stored from.
+func (e *enricher) parse(n *store.Note, boiler boilerplate) (outcome, bool) {
 	var dirs dirOpener
 	defer dirs.close()
 	file, err := dirs.openNote(n.Folder, n.Path)
@@ -145,10 +151,13 @@ func (e *enricher) parse(n *store.Note) (outcome, bool) {
 		return outcome{}, false
 	}
 	j := store.Job{Path: n.Path, Folder: n.Folder}
-	o := outcome{job: j, kind: outPut, note: newNote(j, f, pn), parsed: pn}
+	o := outcome{job: j, kind: outPut, note: newNote(j, f, pn), parsed: pn, boiler: boiler}
+	if len(o.boiler) > 0 {
+		o.note.Summary = leadSummary(pn, o.boiler)
+	}
 	if !e.stages.chunkOn {
 		cfg := e.stages.cfg
-		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg)
+		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg, o.boiler)
 	}
 	return o, true
 }
@@ -170,6 +179,9 @@ func (e *enricher) commit(outs []outcome, stales []stale) error {
 			}
 			if n == nil || n.Hash != o.note.Hash || !tx.Enriching(o.note.Path) {
 				continue // rewritten or removed meanwhile: the newer write wins
+			}
+			if !o.boiler.matches(tx, n.Folder, n.Blocks) {
+				continue // its boilerplate changed meanwhile: still marked, the next round weighs it anew
 			}
 			if err := writeNote(tx, o, eff); err != nil {
 				return err

@@ -50,11 +50,14 @@ type outcome struct {
 
 	// enrich: outPut queues the note for the model stages (phase two).
 	enrich bool
-	// Set by the model stages, which replace chunks and fill vectors (by
-	// chunk ordinal, nil entries for none).
+	// parsed is the parsed note until its chunks are made: by finish in a
+	// batch, by the model stages in enrichment. The model stages replace
+	// chunks and fill vectors (by chunk ordinal, nil entries for none).
 	parsed   *parse.Note
 	vectors  [][]float32
 	vectorFP string
+	// boiler is the note's boilerplate its chunks' terms leave out.
+	boiler boilerplate
 
 	retried, indexed bool // set by apply
 }
@@ -105,10 +108,24 @@ func (p *preparer) prepare(j store.Job) outcome {
 		return o
 	}
 	// Keyword search must not wait for a model: the note goes in with the
-	// heuristic's chunks now, and the model stages replace them later.
-	o.kind, o.note, o.enrich = outPut, n, p.w.enrich
-	o.chunks = p.chunks(pn)
+	// heuristic's chunks now (cut once the batch's boilerplate is known,
+	// in finish), and the model stages replace them later.
+	o.kind, o.note, o.enrich, o.parsed = outPut, n, p.w.enrich, pn
 	return o
+}
+
+// finish cuts an outPut outcome's parsed note with the heuristic, now that
+// its boilerplate is known, and computes each chunk's terms.
+func (p *preparer) finish(o *outcome) {
+	if o.kind != outPut || o.parsed == nil {
+		return
+	}
+	pn := o.parsed
+	o.parsed = nil
+	o.chunks = newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg, o.boiler)
+	if len(o.boiler) > 0 {
+		o.note.Summary = leadSummary(pn, o.boiler)
+	}
 }
 
 // read opens the job's file inside its folder and reads it, and decides
@@ -251,11 +268,13 @@ func parseFile(o *outcome, content []byte) (*parse.Note, bool) {
 func newNote(j store.Job, f noteFile, pn *parse.Note) *store.Note {
 	n := &store.Note{
 		Path: j.Path, Folder: j.Folder, Size: f.stat.size, ModTime: f.stat.mtime, Hash: f.hash,
-		Title: pn.Title, Aliases: pn.Aliases, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn),
+		Title: pn.Title, Aliases: pn.Aliases, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn, nil),
 		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
 	for _, b := range pn.Blocks {
-		n.Blocks = append(n.Blocks, b.ID)
+		if mayBeBoilerplate(b.Kind) {
+			n.Blocks = append(n.Blocks, b.ID)
+		}
 	}
 	return n
 }
@@ -309,16 +328,12 @@ func (p *preparer) view(fn func(*store.Tx) error) error {
 	return p.w.db.View(fn)
 }
 
-// chunks cuts a parsed note with the heuristic and computes each chunk's
-// terms.
-func (p *preparer) chunks(pn *parse.Note) []store.NewChunk {
-	return newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg)
-}
-
-// newChunks turns chunks of pn into chunks to store, with their terms.
-func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config) []store.NewChunk {
+// newChunks turns chunks of pn into chunks to store, with their terms;
+// the text of boiler's blocks is stored but not counted.
+func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config, boiler boilerplate) []store.NewChunk {
 	out := make([]store.NewChunk, len(cs))
 	fields := noteFields(pn, cfg)
+	bodies := rankedBodies(pn, cs, boiler)
 	for i, c := range cs {
 		title := c.Title
 		if title == "" {
@@ -327,7 +342,14 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config)
 		out[i] = store.NewChunk{Chunk: store.Chunk{
 			StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading, Title: title, Text: c.Text,
 		}}
-		out[i].Terms = terms.count(c.Text, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
+		body := c.Text
+		if bodies != nil {
+			if !bodies[i].ranked {
+				continue
+			}
+			body = bodies[i].text
+		}
+		out[i].Terms = terms.count(body, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
 	}
 	return out
 }

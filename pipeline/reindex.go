@@ -30,6 +30,7 @@ var indexVersions = []struct {
 	{"parse.version", "note parser", parse.Version},
 	{"chunk.version", "heuristic chunker", chunk.Version},
 	{"fields.version", "indexed note fields", fieldsVersion},
+	{"boilerplate.version", "template boilerplate rule", boilerplateVersion},
 }
 
 // Reindex queues every note file under path again, bypassing the unchanged
@@ -170,6 +171,9 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 		if err != nil {
 			return err
 		}
+		if err := eff.boiler.settle(tx, true); err != nil {
+			return err
+		}
 		if !removed && statErr != nil {
 			return errorOf(store.ErrNotFound, "%s is not indexed and there is no such file", p)
 		}
@@ -223,6 +227,11 @@ func (ix *Indexer) checkVersions(ctx context.Context) error {
 	}
 	if notes > 0 {
 		ix.log.Info("indexing rules changed; re-indexing every note", "changed", strings.Join(changed, ", "))
+		// A store made before block counts were kept has notes but no
+		// counts; the re-index takes each note's stored blocks off them.
+		if err := ix.db.Update(func(tx *store.Tx) error { return tx.RecountBlocks() }); err != nil {
+			return fmt.Errorf("count the notes' blocks for new indexing rules: %w", err)
+		}
 		if _, err := ix.Reindex(ctx, ""); err != nil {
 			return fmt.Errorf("re-index for new indexing rules (%s): %w", strings.Join(changed, ", "), err)
 		}

@@ -30,6 +30,9 @@ func (ms *modelStages) summarize(ctx context.Context, pn *parse.Note, o *outcome
 	var wg sync.WaitGroup
 	for i := range o.chunks {
 		c := &o.chunks[i]
+		if len(c.Terms) == 0 {
+			continue // boilerplate (or no word at all): nothing of the note's own to sum up
+		}
 		wg.Go(func() {
 			var sb strings.Builder
 			fmt.Fprintf(&sb, "Note: %s\n", pn.Title)
@@ -63,15 +66,23 @@ func (ms *modelStages) summarize(ctx context.Context, pn *parse.Note, o *outcome
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Note: %s\nIts parts:\n", pn.Title)
-	for i, c := range o.chunks {
-		if i == noteSummaryParts {
+	parts := 0
+	for _, c := range o.chunks {
+		if parts == noteSummaryParts {
 			break
 		}
+		if len(c.Terms) == 0 {
+			continue
+		}
+		parts++
 		what := c.Summary
 		if what == "" {
 			what = cutToTokens(strings.Join(strings.Fields(c.Text), " "), 40)
 		}
 		fmt.Fprintf(&sb, "- %s: %s\n", c.Title, what)
+	}
+	if parts == 0 {
+		return nil
 	}
 	s, err := ms.summary(ctx, cutToTokens(sb.String(), budget))
 	if err != nil {

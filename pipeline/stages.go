@@ -195,7 +195,7 @@ func (ms *modelStages) stageNote(ctx context.Context, terms *termCounter, o *out
 		if err != nil {
 			return err
 		}
-		o.chunks = newChunks(pn, cs, terms, ms.cfg)
+		o.chunks = newChunks(pn, cs, terms, ms.cfg, o.boiler)
 		o.note.Chunker = name
 	}
 	var embedErr error

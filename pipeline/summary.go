@@ -19,11 +19,12 @@ var (
 
 // leadSummary is the note's first sentence or two: from its first
 // paragraph (else its first list), with Markdown links and emphasis
-// flattened, at most maxSummary bytes, cut at a word when longer.
-func leadSummary(n *parse.Note) string {
-	text := firstBlockText(n, parse.Paragraph)
+// flattened, at most maxSummary bytes, cut at a word when longer. A
+// boilerplate block (a template's badge line) is no lead.
+func leadSummary(n *parse.Note, boiler boilerplate) string {
+	text := firstBlockText(n, parse.Paragraph, boiler)
 	if text == "" {
-		text = firstBlockText(n, parse.List)
+		text = firstBlockText(n, parse.List, boiler)
 	}
 	if text == "" {
 		return ""
@@ -89,9 +90,9 @@ func flatten(out []byte, text string, limit int) []byte {
 // asciiSpace is the ASCII white space of unicode.IsSpace.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-func firstBlockText(n *parse.Note, k parse.Kind) string {
+func firstBlockText(n *parse.Note, k parse.Kind, boiler boilerplate) string {
 	for _, b := range n.Blocks {
-		if b.Kind == k && strings.TrimSpace(b.Text) != "" {
+		if b.Kind == k && !boiler[b.ID] && strings.TrimSpace(b.Text) != "" {
 			if k == parse.List {
 				return strings.TrimLeft(strings.TrimSpace(b.Text), "-*+0123456789.) []xX")
 			}

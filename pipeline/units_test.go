@@ -39,7 +39,7 @@ func TestLeadSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := leadSummary(n)
+		got := leadSummary(n, nil)
 		if got != tt.want || len(got) > maxSummary {
 			t.Errorf("%s: leadSummary = %q, want %q", tt.name, got, tt.want)
 		}

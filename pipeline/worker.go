@@ -35,6 +35,11 @@ type batchWorker struct {
 
 	preparers []*preparer  // owned by run's goroutine
 	released  atomic.Int64 // idle releases so far
+	// What the last batch's commit did beyond writing its outcomes: notes
+	// it queued again (boilerplate's settle), and whether it fell back to
+	// committing them one by one.
+	requeued int
+	oneByOne bool
 	// ahead is the next batch, prepared while the last one committed,
 	// under the write lock's generation aheadGen.
 	ahead    batch
@@ -152,19 +157,24 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 		bw.closeBatch(b.window, nil)
 		return b.read, false, nil // jobs stay queued for the next start
 	}
-	committing := make(map[uint64]bool, len(b.outs))
-	for _, o := range b.outs {
-		committing[o.job.Seq] = true
-	}
+	pending := pendingOf(b.outs)
 	next := make(chan batch, 1)
-	go func() { next <- bw.readBatch(ctx, committing) }()
+	go func() { next <- bw.readBatch(ctx, pending) }()
+	bw.requeued, bw.oneByOne = 0, false
 	evs, committed, err := bw.commitAll(b.outs)
 	bw.closeBatch(b.window, b.outs[:committed])
 	bw.host.emit(evs...)
 	bw.ahead, bw.aheadGen = <-next, gen
+	// The batch read ahead foresaw this one's boilerplate as prepared; if
+	// its commit went otherwise (a note retried, committed one by one, or
+	// notes queued again, which may be the ahead batch's own), it is read
+	// again after the commit instead.
+	if bw.requeued > 0 || committed < len(b.outs) || bw.oneByOne ||
+		slices.ContainsFunc(b.outs, func(o outcome) bool { return o.retried }) {
+		bw.dropAhead()
+	}
 	if err != nil {
 		// The work loop backs off; the jobs not committed stay queued.
-		bw.dropAhead()
 		return b.read, false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(b.outs)-committed, err)
 	}
 	progressed := slices.ContainsFunc(b.outs, func(o outcome) bool { return !o.retried })
@@ -201,11 +211,31 @@ func (bw *batchWorker) dropAhead() {
 	bw.ahead = batch{}
 }
 
+// pendingOf is what a batch being committed will write, as
+// batchBoilerplate reads it (the kind, paths and blocks of each outcome),
+// copied so that the next batch can be foreseen while the commit runs.
+func pendingOf(outs []outcome) []outcome {
+	pending := make([]outcome, len(outs))
+	for i, o := range outs {
+		pending[i] = outcome{job: o.job, kind: o.kind, from: o.from}
+		if o.note != nil {
+			pending[i].note = &store.Note{Path: o.note.Path, Folder: o.note.Folder, Blocks: o.note.Blocks}
+		}
+	}
+	return pending
+}
+
 // readBatch reads up to BatchNotes queued jobs, leaving out those of the
-// batch being committed (committing, by Seq), and prepares their outcomes.
-// Its window is open (and the batch's to close) when it read any job.
-func (bw *batchWorker) readBatch(ctx context.Context, committing map[uint64]bool) batch {
+// batch being committed (committing: what it will write, pendingOf), and
+// prepares their outcomes, their boilerplate foreseen as it will be once
+// both commit. Its window is open (and the batch's to close) when it read
+// any job.
+func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batch {
 	w := bw.queue.openBatch()
+	skip := make(map[uint64]bool, len(committing))
+	for _, o := range committing {
+		skip[o.job.Seq] = true
+	}
 	var jobs []store.Job
 	skips := map[string]store.Skip{}
 	err := bw.db.View(func(tx *store.Tx) error {
@@ -214,7 +244,7 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing map[uint64]bool
 			return err
 		}
 		for _, j := range queued {
-			if !committing[j.Seq] && len(jobs) < bw.cfg.BatchNotes {
+			if !skip[j.Seq] && len(jobs) < bw.cfg.BatchNotes {
 				jobs = append(jobs, j)
 			}
 		}
@@ -229,7 +259,7 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing map[uint64]bool
 		bw.queue.closeBatch(w)
 		return batch{err: err}
 	}
-	return batch{read: len(jobs), outs: bw.prepare(ctx, jobs, skips), window: w}
+	return batch{read: len(jobs), outs: bw.prepare(ctx, jobs, skips, committing), window: w}
 }
 
 // commitAll commits outs in one transaction, or one by one when that fails
@@ -238,7 +268,7 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing map[uint64]bool
 // once: retried later, the same jobs will succeed, so none is counted as
 // failed or skipped for it.
 func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
-	evs, err := bw.commit(outs)
+	evs, err := bw.commit(outs, true)
 	switch {
 	case err == nil:
 		return evs, len(outs), nil
@@ -246,6 +276,7 @@ func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
 		return nil, 0, err
 	}
 	bw.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
+	bw.oneByOne = true
 	return bw.commitEach(outs)
 }
 
@@ -267,7 +298,7 @@ func (bw *batchWorker) closeBatch(w *batchWindow, outs []outcome) {
 
 // prepare computes each job's outcome, Config.Workers at a time. The
 // preparers, and the analyzer caches in them, live as long as the worker.
-func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip) []outcome {
+func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip, committing []outcome) []outcome {
 	outs := make([]outcome, len(jobs))
 	if bw.preparers == nil {
 		bw.preparers = make([]*preparer, bw.cfg.Workers)
@@ -305,7 +336,41 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 		})
 	}
 	wg.Wait()
-	return outs[:budget.taken()]
+	outs = outs[:budget.taken()]
+	if ctx.Err() != nil {
+		return outs
+	}
+	if err := bw.db.View(func(tx *store.Tx) error {
+		if len(committing) == 0 {
+			return batchBoilerplate(tx, outs)
+		}
+		// The store does not hold the committing batch's notes yet: they
+		// count as if it did (their own boilerplate is set already).
+		both := append(slices.Clip(committing), outs...)
+		if err := batchBoilerplate(tx, both); err != nil {
+			return err
+		}
+		copy(outs, both[len(committing):])
+		return nil
+	}); err != nil {
+		bw.log.Warn("read the folders' boilerplate; the batch is weighted without it and re-indexed when it commits", "err", err)
+	}
+	bw.finish(outs)
+	return outs
+}
+
+// finish makes the chunks of outs' parsed notes, Config.Workers at a time.
+func (bw *batchWorker) finish(outs []outcome) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, p := range bw.preparers[:min(len(bw.preparers), len(outs))] {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(outs); i = int(next.Add(1)) - 1 {
+				p.finish(&outs[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // batchBudget hands out a batch's jobs in order until their files add up to
@@ -336,8 +401,9 @@ func (b *batchBudget) spend(n int64) { b.bytes.Add(n) }
 func (b *batchBudget) taken() int { return min(int(b.next.Load()), b.n) }
 
 // commit writes every outcome in one transaction and returns the events to
-// send.
-func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
+// send. exact says outs are a whole batch as prepared (batchBoilerplate
+// foresaw their boilerplate together).
+func (bw *batchWorker) commit(outs []outcome, exact bool) ([]memd.Event, error) {
 	order := make([]int, len(outs))
 	for i := range order {
 		order[i] = i
@@ -363,6 +429,9 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 				indexed++
 			}
 		}
+		if err := eff.boiler.settle(tx, exact && !slices.ContainsFunc(outs, func(o outcome) bool { return o.retried })); err != nil {
+			return err
+		}
 		c := tx.Counts()
 		for i := range evs {
 			evs[i].Pending, evs[i].Notes = c.Pending, c.Notes
@@ -373,6 +442,7 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	bw.requeued += eff.boiler.requeued
 	bw.host.committed(eff, indexed)
 	return evs, nil
 }
@@ -383,7 +453,7 @@ func (bw *batchWorker) commit(outs []outcome) ([]memd.Event, error) {
 func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 	var evs []memd.Event
 	for i := range outs {
-		e, err := bw.commit(outs[i : i+1])
+		e, err := bw.commit(outs[i:i+1], false)
 		if err == nil {
 			evs = append(evs, e...)
 			continue
@@ -392,7 +462,7 @@ func (bw *batchWorker) commitEach(outs []outcome) ([]memd.Event, int, error) {
 			return evs, i, err
 		}
 		o := outcome{job: outs[i].job, kind: outRetry, reason: "could not store: " + err.Error()}
-		e, err = bw.commit([]outcome{o})
+		e, err = bw.commit([]outcome{o}, false)
 		if isTransientWrite(err) {
 			return evs, i, err
 		}

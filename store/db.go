@@ -44,6 +44,8 @@ const (
 	// bucketEnrich: note path → a one-byte mark; the notes the model stages have
 	// still to enrich (see QueueEnrich).
 	bucketEnrich
+	// bucketBlocks: how many notes of a folder hold each block (blocks.go).
+	bucketBlocks
 	bucketCount
 )
 
@@ -53,6 +55,7 @@ var bucketNames = [bucketCount][]byte{
 	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunkterms"),
 	bucketPostings: []byte("postings"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
 	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"), bucketEnrich: []byte("enrich"),
+	bucketBlocks: []byte("blocks"),
 }
 
 var keySchema = []byte("schema")
@@ -232,6 +235,9 @@ func (db *DB) Update(fn func(*Tx) error) error {
 			return err
 		}
 		foldersChanged = t.foldersChanged
+		if err := t.flushBlocks(); err != nil {
+			return err
+		}
 		return t.flushPostings()
 	})
 	if err == nil && foldersChanged {
@@ -280,6 +286,8 @@ type Tx struct {
 	tx             *bolt.Tx
 	postings       *postingEdits
 	foldersChanged bool
+	blockDeltas    map[string]map[uint64]int         // folder → block → count change not yet written (blocks.go)
+	blockChanges   map[string]map[uint64]countChange // folder → block → count this transaction changed (blocks.go)
 	// opened holds the top-level buckets this transaction has opened. In a
 	// read transaction bbolt looks a bucket up and allocates it anew on
 	// every Bucket call, and a recall opens one for each chunk it reads.

@@ -1,5 +1,7 @@
 // Package store keeps memd's state in one bbolt file: folders, notes, chunks,
-// lexical postings with their statistics, vectors and the durable job queue.
+// lexical postings with their statistics, vectors, the durable job queue,
+// and per folder how many notes hold each block (to tell a template's
+// blocks from a note's own text).
 //
 // A note is replaced in one transaction, so a reader sees the old note or the
 // new one, never half of each. Note and chunk records are a small binary

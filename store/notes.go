@@ -19,7 +19,7 @@ type Note struct {
 	Tags      []string  `json:"tags,omitempty"`
 	Links     []string  `json:"links,omitempty"`
 	Aliases   []string  `json:"aliases,omitempty"` // other names links may use
-	Blocks    []string  `json:"blocks,omitempty"`  // stable block ids, in order
+	Blocks    []string  `json:"blocks,omitempty"`  // stable ids of the blocks that may be template boilerplate (pipeline's choice), in order; counted per folder (blocks.go)
 	Summary   string    `json:"summary,omitempty"`
 	Chunker   string    `json:"chunker"` // "heuristic", "model" or "fallback"
 	IndexedAt time.Time `json:"indexed_at"`
@@ -69,6 +69,7 @@ func (t *Tx) putNoteRecord(n *Note) error {
 	if err := t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n)); err != nil {
 		return err
 	}
+	t.countBlocks(n.Folder, n.Blocks, +1)
 	return t.bucket(bucketHashes).Put(hashKey(n.Hash, n.Path), nil)
 }
 
@@ -183,6 +184,7 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, key)); err != nil {
 		return err
 	}
+	t.countBlocks(n.Folder, n.Blocks, -1)
 	if err := t.FinishEnrich(key); err != nil {
 		return err
 	}
@@ -208,6 +210,7 @@ func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
 		return nil, err
 	}
+	t.countBlocks(old.Folder, old.Blocks, -1)
 	if replaced, err = t.DeleteNote(n.Path); err != nil {
 		return nil, err
 	}

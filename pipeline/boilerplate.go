@@ -1,0 +1,321 @@
+package pipeline
+
+import (
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/memd-dev/memd/pipeline/chunk"
+	"github.com/memd-dev/memd/pipeline/parse"
+	"github.com/memd-dev/memd/store"
+)
+
+// boilerplateNotes is how many notes of a folder must hold a block,
+// verbatim, for it to be template boilerplate (a footer, a badge line, a
+// query block): shown with its note, never ranked. Ten is past where a
+// person pastes the same passage by hand: of the Dendron vault's 12,567
+// distinct blocks (headings aside), 11,854 are in one note and 608 in two
+// or three, while the 18 in ten or more are "{{fm.desc}}", a newsletter's
+// fixed paragraphs and a reference page's "- required: `false`" lines.
+// A share of the folder is no part of the rule: a template's block is as
+// much boilerplate in a vault of 6,000 notes as of 60, and a rule that
+// moved with the folder's size would re-weight notes as the folder grows.
+const boilerplateNotes = 10
+
+// boilerplateVersion names the boilerplate rule; a store whose notes were
+// weighted under another is re-indexed (which also records the block
+// holders of a store made before them).
+const boilerplateVersion = 1
+
+// mayBeBoilerplate reports whether a block of kind k is counted across
+// notes (store.Note.Blocks). Headings are not: a template's section
+// heading names the note's own text under it, its words are that
+// chunk's title, and the Dendron vault's 85 headings in 10 or more notes
+// would each re-weight notes as a folder is first indexed; a chunk whose
+// other blocks are all boilerplate is not ranked, its headings with it.
+// Front matter and thematic breaks hold no text that is ranked.
+func mayBeBoilerplate(k parse.Kind) bool {
+	return k != parse.Heading && k != parse.FrontMatter && k != parse.ThematicBreak
+}
+
+// boilerplate is the set of a note's block ids that were boilerplate when
+// its chunks' terms were counted; nil when none were.
+type boilerplate map[string]bool
+
+// storedBoilerplate is the boilerplate of blocks (a note's ids) of folder
+// as stored in tx.
+func storedBoilerplate(tx *store.Tx, folder string, blocks []string) boilerplate {
+	var out boilerplate
+	for i, n := range tx.BlockHoldersOf(folder, blocks) {
+		if n >= boilerplateNotes {
+			if out == nil {
+				out = boilerplate{}
+			}
+			out[blocks[i]] = true
+		}
+	}
+	return out
+}
+
+// matches reports whether b is the boilerplate of blocks of folder as
+// stored in tx now.
+func (b boilerplate) matches(tx *store.Tx, folder string, blocks []string) bool {
+	for i, n := range tx.BlockHoldersOf(folder, blocks) {
+		if (n >= boilerplateNotes) != b[blocks[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// batchBoilerplate sets the boilerplate of each note outs will write with
+// new chunks, as it will be once the batch commits: the stored counts, less
+// the stored notes the batch rewrites or removes, plus the batch's own
+// notes. A folder's first index thus finds its templates in the batch
+// that brings them, instead of re-indexing the notes before.
+func batchBoilerplate(tx *store.Tx, outs []outcome) error {
+	counts := map[string]map[string]int{} // folder → block id → notes holding it after the batch
+	add := func(folder string, ids []string, delta int) {
+		f := counts[folder]
+		if f == nil {
+			f = map[string]int{}
+			counts[folder] = f
+		}
+		for _, id := range ids {
+			f[id] += delta
+		}
+	}
+	for i := range outs {
+		o := &outs[i]
+		var gone []string
+		switch o.kind {
+		case outMove:
+			gone = append(gone, o.from)
+			fallthrough
+		case outPut:
+			add(o.note.Folder, o.note.Blocks, +1)
+			fallthrough
+		case outRemove, outSkip:
+			gone = append(gone, o.job.Path)
+		}
+		for _, path := range gone {
+			n, err := tx.LookupNote(path)
+			if err != nil {
+				return err
+			}
+			if n != nil {
+				add(n.Folder, n.Blocks, -1)
+			}
+		}
+	}
+	for folder, f := range counts {
+		ids := make([]string, 0, len(f))
+		for id := range f {
+			ids = append(ids, id)
+		}
+		for i, n := range tx.BlockHoldersOf(folder, ids) {
+			f[ids[i]] += n
+		}
+	}
+	for i := range outs {
+		o := &outs[i]
+		if o.kind != outPut || o.parsed == nil {
+			continue
+		}
+		f := counts[o.note.Folder]
+		for _, id := range o.note.Blocks {
+			if f[id] >= boilerplateNotes {
+				if o.boiler == nil {
+					o.boiler = boilerplate{}
+				}
+				o.boiler[id] = true
+			}
+		}
+	}
+	return nil
+}
+
+// boilerplateSettle is what a write transaction must check of boilerplate
+// before it commits: the notes it wrote with new chunks, by path, with the
+// boilerplate they were weighted with, and notes it moved to another
+// folder (weighted under the old one's).
+type boilerplateSettle struct {
+	written  map[string]writtenNote
+	moved    []string
+	requeued int // notes settle queued again
+}
+
+type writtenNote struct {
+	folder string
+	blocks []string
+	boiler boilerplate
+}
+
+func (s *boilerplateSettle) wrote(n *store.Note, b boilerplate) {
+	if s.written == nil {
+		s.written = map[string]writtenNote{}
+	}
+	s.written[n.Path] = writtenNote{n.Folder, n.Blocks, b}
+}
+
+// settle re-queues, at the end of a write transaction, every note whose
+// chunks were weighted with boilerplate that is no longer true: the holders
+// of a block the transaction made boilerplate or ordinary (but those it
+// wrote weighted right), the notes it moved to another folder and, unless
+// exact, the notes it wrote whose boilerplate was foreseen otherwise.
+// exact says the transaction wrote a whole batch as batchBoilerplate
+// foresaw it: then no written note can be wrong but for a crossing. A
+// re-queued note is marked as Reindex marks one, in this transaction, so
+// the re-weighting survives a crash.
+func (s *boilerplateSettle) settle(tx *store.Tx, exact bool) error {
+	crossings, err := tx.BlockCrossings(boilerplateNotes)
+	if err != nil {
+		return err
+	}
+	crossed := map[string]map[string]bool{} // folder → block id → boilerplate now
+	for _, c := range crossings {
+		if crossed[c.Folder] == nil {
+			crossed[c.Folder] = map[string]bool{}
+		}
+		crossed[c.Folder][c.ID] = c.After >= boilerplateNotes
+	}
+	redo := map[string]bool{}
+	for folder, ids := range crossed {
+		if err := s.holders(tx, folder, ids, redo); err != nil {
+			return err
+		}
+	}
+	if !exact {
+		for path, w := range s.written {
+			if !w.boiler.matches(tx, w.folder, w.blocks) {
+				redo[path] = true
+			}
+		}
+	}
+	for _, path := range s.moved {
+		redo[path] = true
+	}
+	for path := range redo {
+		if err := requeue(tx, path); err != nil {
+			return err
+		}
+	}
+	s.requeued = len(redo)
+	return nil
+}
+
+// holders adds to redo the notes of folder weighted otherwise than ids
+// (block id → boilerplate now) say: those holding one of them, but for
+// notes written in this transaction with it weighted as it is now. It
+// reads the folder's note records: a block crosses the threshold seldom
+// (as a folder is first indexed, then when a template changes), and the
+// records list each note's blocks, where an index of holders would cost a
+// bbolt write for every block of every note.
+func (s *boilerplateSettle) holders(tx *store.Tx, folder string, ids map[string]bool, redo map[string]bool) error {
+	return tx.ForEachNote(dirPrefix(folder), func(n *store.Note) error {
+		if n.Folder != folder {
+			return nil
+		}
+		w, written := s.written[n.Path]
+		for _, id := range n.Blocks {
+			if now, ok := ids[id]; ok && (!written || w.boiler[id] != now) {
+				redo[n.Path] = true
+				return nil
+			}
+		}
+		return nil
+	})
+}
+
+// requeue marks the stored note at path for a forced re-index and queues
+// it, as Reindex does.
+func requeue(tx *store.Tx, path string) error {
+	n, err := tx.LookupNote(path)
+	if n == nil || err != nil {
+		return err
+	}
+	if err := tx.TouchNote(n, -1, time.Time{}); err != nil {
+		return err
+	}
+	return tx.EnqueueJob(path, n.Folder)
+}
+
+// chunkBody is the text of c that is ranked: c.Text without the lines of
+// its boilerplate blocks, which cut reports; own reports whether a block
+// with a word is left that is neither boilerplate nor a heading.
+func chunkBody(pn *parse.Note, c *chunk.Chunk, boiler boilerplate) (body string, cut, own bool) {
+	var spans [][2]int
+	for i := c.FirstBlock; i <= c.LastBlock && i < len(pn.Blocks); i++ {
+		switch b := &pn.Blocks[i]; {
+		case boiler[b.ID]:
+			spans = append(spans, [2]int{b.StartLine, b.EndLine})
+		case b.Kind != parse.Heading && !own:
+			own = hasWord(b.Text)
+		}
+	}
+	if len(spans) == 0 {
+		return c.Text, false, true
+	}
+	var sb strings.Builder
+	line := c.StartLine
+	for l := range strings.SplitSeq(c.Text, "\n") {
+		if !inSpans(line, spans) {
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(l)
+		}
+		line++
+	}
+	return sb.String(), true, own
+}
+
+func inSpans(line int, spans [][2]int) bool {
+	for _, s := range spans {
+		if line >= s[0] && line <= s[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// rankedBody is the text a chunk's terms are counted from, and whether it
+// is ranked at all.
+type rankedBody struct {
+	text   string
+	ranked bool
+}
+
+// rankedBodies returns each chunk's ranked body, or nil when boiler is
+// empty and every chunk is ranked on its whole text. A chunk that
+// boilerplate leaves without a word outside its headings is stored and
+// shown but never ranked, not even by its headings and titles, unless no
+// chunk of the note is ranked: then the first keeps its titles and
+// fields, so a note that is all template is still found by its name.
+func rankedBodies(pn *parse.Note, cs []chunk.Chunk, boiler boilerplate) []rankedBody {
+	if len(boiler) == 0 {
+		return nil
+	}
+	out := make([]rankedBody, len(cs))
+	anyRanked := false
+	for i := range cs {
+		body, cut, own := chunkBody(pn, &cs[i], boiler)
+		out[i] = rankedBody{body, !cut || own}
+		anyRanked = anyRanked || out[i].ranked
+	}
+	if !anyRanked && len(out) > 0 {
+		out[0].ranked = true
+	}
+	return out
+}
+
+// hasWord reports whether s has a letter or digit: text the analyzer makes
+// a term of, but for a few stop words.
+func hasWord(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}

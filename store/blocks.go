@@ -1,0 +1,247 @@
+package store
+
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+)
+
+// The blocks bucket counts, per folder, how many notes hold each block, so
+// a block repeated across many notes (a template's footer) can be told
+// from a note's own text. It holds one nested bucket per folder; in it,
+// the blocks are spread over blockShards values by the top bits of their
+// id (the 16 hex digits of parse's ids, as 8 bytes), each value a sorted
+// run of fixed-width entries: id (8 bytes), count (4 bytes, big-endian).
+//
+// Counts, not a key per block and note: most blocks are in one note only,
+// and a key each would cost a first index of the Dendron vault about 20,000
+// bbolt writes (a fifth of its CPU); a transaction instead rewrites the
+// shards its notes touched, once. The notes holding a block are found, when
+// needed, from the note records, which list their blocks.
+//
+// Counts change with the note record (putNoteRecord, deleteNote, MoveNote),
+// in the note's transaction; the changes wait in the transaction until a
+// count is read or it commits (flushBlocks), so a note written again with
+// the same blocks writes nothing.
+
+const (
+	blockShards     = 1024
+	blockEntryBytes = 8 + 4
+)
+
+// BlockHoldersOf returns how many notes of folder hold each block of ids
+// (0 for an id parse would not make), reading each shard once.
+func (t *Tx) BlockHoldersOf(folder string, ids []string) []int {
+	out := make([]int, len(ids))
+	if t.flushBlocks() != nil {
+		return out
+	}
+	b := t.bucket(bucketBlocks).Bucket([]byte(folder))
+	if b == nil {
+		return out
+	}
+	keys := make([]uint64, len(ids))
+	order := make([]int, 0, len(ids))
+	for i, id := range ids {
+		var ok bool
+		if keys[i], ok = decodeBlockID(id); ok {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	var run []byte
+	shard := -1
+	for _, i := range order {
+		if s := int(shardOf(keys[i])); s != shard {
+			run, shard = b.Get(shardKey(keys[i])), s
+		}
+		if at, ok := findEntry(run, keys[i]); ok {
+			out[i] = int(binary.BigEndian.Uint32(run[at+8:]))
+		}
+	}
+	return out
+}
+
+// BlockChange is how this transaction changed the number of notes of
+// Folder that hold block ID.
+type BlockChange struct {
+	Folder, ID    string
+	Before, After int // notes holding it when the transaction began, and now
+}
+
+// BlockCrossings returns the blocks whose holder count this transaction
+// took from below threshold to threshold or more, or back, in no
+// particular order. It fails only when writing the transaction's waiting
+// changes does.
+func (t *Tx) BlockCrossings(threshold int) ([]BlockChange, error) {
+	if err := t.flushBlocks(); err != nil {
+		return nil, err
+	}
+	var out []BlockChange
+	for folder, changes := range t.blockChanges {
+		for id, c := range changes {
+			if (c.before >= threshold) != (c.after >= threshold) {
+				out = append(out, BlockChange{folder, hex.EncodeToString(binary.BigEndian.AppendUint64(nil, id)), c.before, c.after})
+			}
+		}
+	}
+	return out, nil
+}
+
+// RecountBlocks counts anew, from the note records, how many notes of each
+// folder hold each block: for a store whose notes were written before the
+// counts were kept, or under other rules.
+func (t *Tx) RecountBlocks() error {
+	var folders [][]byte
+	if err := t.bucket(bucketBlocks).ForEach(func(k, _ []byte) error {
+		folders = append(folders, append([]byte(nil), k...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, f := range folders {
+		if err := t.bucket(bucketBlocks).DeleteBucket(f); err != nil {
+			return err
+		}
+	}
+	clear(t.blockDeltas)
+	if err := t.ForEachNote("", func(n *Note) error {
+		t.countBlocks(n.Folder, n.Blocks, +1)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return t.flushBlocks()
+}
+
+type countChange struct{ before, after int }
+
+// countBlocks adds delta (+1 or -1) to the holder count of each of ids in
+// folder, in t.blockDeltas, until flushBlocks writes them.
+func (t *Tx) countBlocks(folder string, ids []string, delta int) {
+	if len(ids) == 0 {
+		return
+	}
+	if t.blockDeltas == nil {
+		t.blockDeltas = map[string]map[uint64]int{}
+	}
+	f := t.blockDeltas[folder]
+	if f == nil {
+		f = make(map[uint64]int, 64*len(ids))
+		t.blockDeltas[folder] = f
+	}
+	for _, id := range ids {
+		if k, ok := decodeBlockID(id); ok {
+			f[k] += delta
+		}
+	}
+}
+
+// flushBlocks writes the count changes waiting in t.blockDeltas, rewriting
+// each shard they touch once, and records them in t.blockChanges.
+func (t *Tx) flushBlocks() error {
+	for folder, deltas := range t.blockDeltas {
+		ids := make([]uint64, 0, len(deltas))
+		for id, d := range deltas {
+			if d != 0 {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		for len(ids) > 0 {
+			n := 1
+			for n < len(ids) && shardOf(ids[n]) == shardOf(ids[0]) {
+				n++
+			}
+			if err := t.rewriteShard(folder, ids[:n], deltas); err != nil {
+				return err
+			}
+			ids = ids[n:]
+		}
+		delete(t.blockDeltas, folder)
+	}
+	return nil
+}
+
+// rewriteShard applies deltas of ids, blocks of folder in one shard in
+// order, to that shard.
+func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) error {
+	b, err := t.bucket(bucketBlocks).CreateBucketIfNotExists([]byte(folder))
+	if err != nil {
+		return err
+	}
+	key := shardKey(ids[0])
+	old := b.Get(key)
+	run := make([]byte, 0, len(old)+len(ids)*blockEntryBytes)
+	if t.blockChanges == nil {
+		t.blockChanges = map[string]map[uint64]countChange{}
+	}
+	changes := t.blockChanges[folder]
+	if changes == nil {
+		changes = make(map[uint64]countChange, len(deltas))
+		t.blockChanges[folder] = changes
+	}
+	for _, id := range ids {
+		i, found := findEntry(old, id)
+		before := 0
+		if found {
+			before = int(binary.BigEndian.Uint32(old[i+8:]))
+		}
+		run = append(run, old[:i]...)
+		if found {
+			i += blockEntryBytes
+		}
+		old = old[i:]
+		after := max(0, before+deltas[id])
+		if after > 0 {
+			run = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(run, id), uint32(after))
+		}
+		c, seen := changes[id]
+		if !seen {
+			c.before = before
+		}
+		c.after = after
+		changes[id] = c
+	}
+	run = append(run, old...)
+	if len(run) == 0 {
+		return b.Delete(key)
+	}
+	return b.Put(key, run)
+}
+
+// findEntry returns the offset in run of the entry of id, or of the first
+// entry after it and false.
+func findEntry(run []byte, id uint64) (int, bool) {
+	n := len(run) / blockEntryBytes
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if binary.BigEndian.Uint64(run[m*blockEntryBytes:]) < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo * blockEntryBytes, lo < n && binary.BigEndian.Uint64(run[lo*blockEntryBytes:]) == id
+}
+
+// shardOf is the shard of a block id: its top 10 bits.
+func shardOf(id uint64) uint16 { return uint16(id >> 54) }
+
+func shardKey(id uint64) []byte { return binary.BigEndian.AppendUint16(nil, shardOf(id)) }
+
+// decodeBlockID reads a block id's 16 hex digits as a number (their bytes
+// big-endian, so numbers sort as the ids do); false for anything else
+// (nothing parse makes).
+func decodeBlockID(id string) (uint64, bool) {
+	var b [8]byte
+	if len(id) != 16 {
+		return 0, false
+	}
+	if _, err := hex.Decode(b[:], []byte(id)); err != nil {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(b[:]), true
+}

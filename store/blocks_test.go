@@ -1,0 +1,189 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const (
+	footer = "00000000000000f0"
+	own1   = "0000000000000001"
+	own2   = "0000000000000002"
+)
+
+func blockNote(path string, blocks ...string) *Note {
+	return &Note{Path: path, Folder: "/v", Hash: "ab", Chunker: "heuristic", Blocks: blocks}
+}
+
+// changes runs fn in a transaction and returns the block changes it made
+// (the crossings of 3), in id order.
+func changes(t *testing.T, db *DB, fn func(tx *Tx) error) []BlockChange {
+	t.Helper()
+	var out []BlockChange
+	if err := db.Update(func(tx *Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		var err error
+		out, err = tx.BlockCrossings(3)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(out, func(a, b BlockChange) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+func holders(t *testing.T, db *DB, id string) int {
+	t.Helper()
+	var n int
+	db.View(func(tx *Tx) error {
+		n = tx.BlockHoldersOf("/v", []string{id})[0]
+		return nil
+	})
+	return n
+}
+
+func TestBlockHoldersFollowNotes(t *testing.T) {
+	db := openTest(t)
+	got := changes(t, db, func(tx *Tx) error {
+		for _, p := range []string{"/v/a.md", "/v/b.md", "/v/sub/c.md"} {
+			if _, err := tx.PutNote(blockNote(p, own1, footer), nil); err != nil {
+				return err
+			}
+		}
+		_, err := tx.PutNote(blockNote("/v/d.md", own2), nil)
+		return err
+	})
+	want := []BlockChange{{"/v", own1, 0, 3}, {"/v", footer, 0, 3}} // own2: 0 to 1 crosses nothing
+	if !slices.Equal(got, want) {
+		t.Fatalf("changes = %v, want %v", got, want)
+	}
+	if n := holders(t, db, footer); n != 3 {
+		t.Fatalf("footer held by %d notes", n)
+	}
+
+	// The same note written again (the model stages' rewrite) changes no count.
+	if got := changes(t, db, func(tx *Tx) error { _, err := tx.PutNote(blockNote("/v/a.md", own1, footer), nil); return err }); len(got) != 0 {
+		t.Fatalf("rewrite changed %v", got)
+	}
+	// An edit that drops the footer, a removal and a rename.
+	got = changes(t, db, func(tx *Tx) error {
+		if _, err := tx.PutNote(blockNote("/v/a.md", own1), nil); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteNote("/v/b.md"); err != nil {
+			return err
+		}
+		old, err := tx.Note("/v/sub/c.md")
+		if err != nil {
+			return err
+		}
+		_, err = tx.MoveNote(old, blockNote("/v/e.md", own1, footer))
+		return err
+	})
+	if want := []BlockChange{{"/v", own1, 3, 2}, {"/v", footer, 3, 1}}; !slices.Equal(got, want) {
+		t.Fatalf("changes = %v, want %v", got, want)
+	}
+	if n := holders(t, db, footer); n != 1 {
+		t.Fatalf("footer held by %d notes after edits", n)
+	}
+	if n := holders(t, db, own1); n != 2 {
+		t.Fatalf("own1 held by %d notes after edits", n)
+	}
+}
+
+func TestBlockHoldersAreCountedPerFolder(t *testing.T) {
+	db := openTest(t)
+	changes(t, db, func(tx *Tx) error {
+		n := blockNote("/w/a.md", footer)
+		n.Folder = "/w"
+		_, err := tx.PutNote(n, nil)
+		return err
+	})
+	if n := holders(t, db, footer); n != 0 {
+		t.Fatalf("a block of folder /w counts %d in /v", n)
+	}
+	// Removing the folder's notes leaves no holder behind.
+	changes(t, db, func(tx *Tx) error { return tx.DeleteNotesUnder("/w/", func(*Note) {}) })
+	db.View(func(tx *Tx) error {
+		if n := tx.BlockHoldersOf("/w", []string{footer})[0]; n != 0 {
+			t.Fatalf("removed folder still holds %d", n)
+		}
+		return nil
+	})
+}
+
+// Many blocks of one shard, counted up and down in one transaction and
+// across several, keep each its own count.
+func TestBlockCountsShareShards(t *testing.T) {
+	db := openTest(t)
+	var ids []string
+	for i := range 300 {
+		ids = append(ids, fmt.Sprintf("00%02x%012x", i%3, i)) // three shards' worth
+	}
+	for round := range 3 {
+		changes(t, db, func(tx *Tx) error {
+			for i, id := range ids {
+				if i%(round+1) == 0 {
+					n := blockNote(fmt.Sprintf("/v/%d-%d.md", round, i), id)
+					if _, err := tx.PutNote(n, nil); err != nil {
+						return err
+					}
+					// A count read mid-transaction sees what came before it.
+					if got := tx.BlockHoldersOf("/v", []string{id})[0]; i == 150 && got != round+1 {
+						return fmt.Errorf("mid-transaction count of %s = %d", id, got)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	var all []int
+	db.View(func(tx *Tx) error { all = tx.BlockHoldersOf("/v", append(ids, "not an id")); return nil })
+	for i, id := range ids {
+		want := 1
+		if i%2 == 0 {
+			want++
+		}
+		if i%3 == 0 {
+			want++
+		}
+		if got := holders(t, db, id); got != want || all[i] != want {
+			t.Fatalf("block %d held by %d notes (%d read with the others), want %d", i, got, all[i], want)
+		}
+	}
+	if all[len(ids)] != 0 {
+		t.Errorf("an id parse would not make is held by %d notes", all[len(ids)])
+	}
+}
+
+// A store whose notes came before the counts gets them from the records.
+func TestRecountBlocks(t *testing.T) {
+	db := openTest(t)
+	changes(t, db, func(tx *Tx) error {
+		for _, p := range []string{"/v/a.md", "/v/b.md"} {
+			if _, err := tx.PutNote(blockNote(p, own1, footer), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	changes(t, db, func(tx *Tx) error { // as a memd before the counts left it
+		return tx.bucket(bucketBlocks).DeleteBucket([]byte("/v"))
+	})
+	if n := holders(t, db, footer); n != 0 {
+		t.Fatalf("footer held by %d notes with no counts", n)
+	}
+	changes(t, db, func(tx *Tx) error { return tx.RecountBlocks() })
+	if n := holders(t, db, footer); n != 2 {
+		t.Fatalf("footer held by %d notes after the recount, want 2", n)
+	}
+	// Recounting twice counts nothing twice.
+	changes(t, db, func(tx *Tx) error { return tx.RecountBlocks() })
+	if n := holders(t, db, own1); n != 2 {
+		t.Fatalf("own1 held by %d notes after a second recount, want 2", n)
+	}
+}
