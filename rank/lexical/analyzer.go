@@ -72,7 +72,7 @@ func Terms(text string) []string {
 	return t
 }
 
-// Terms is the package-level Terms on this Analyzer's cache.
+// Terms is the package-level Terms on this Analyzer's word table.
 func (a *Analyzer) Terms(text string) []string { return a.AppendTerms(nil, text) }
 
 // AppendTerms appends the terms of text to dst and returns the extended
