@@ -9,14 +9,18 @@ import (
 )
 
 // apply writes one outcome in tx, finishes its job (or queues it again)
-// and returns the events to send once tx commits.
-func apply(tx *store.Tx, o *outcome, eff *txEffects) ([]memd.Event, error) {
+// and returns the events to send once tx commits. folders holds the folder
+// roots tx has found registered, so a batch reads each once.
+func apply(tx *store.Tx, o *outcome, eff *txEffects, folders map[string]bool) ([]memd.Event, error) {
 	o.retried, o.indexed = false, false
-	if _, err := tx.Folder(o.job.Folder); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, tx.FinishJob(o.job) // the folder was removed
+	if !folders[o.job.Folder] {
+		if _, err := tx.Folder(o.job.Folder); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, tx.FinishJob(o.job) // the folder was removed
+			}
+			return nil, err
 		}
-		return nil, err
+		folders[o.job.Folder] = true
 	}
 	w := noteWrite{tx: tx, o: o, eff: eff, now: time.Now().UTC()}
 	var evs []memd.Event

@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memd-dev/memd/store"
 )
 
 // The indexing benchmarks time a cold index of a folder: open a fresh
@@ -192,4 +195,71 @@ func generateCorpus(dir string, n int, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+// BenchmarkPrepare times what a batch does before its transaction: read,
+// hash, parse, chunk and count the terms of every note of a corpus, on one
+// worker, against an empty store. It is indexing's own CPU with the store
+// left out, in MB of notes per second of one core. Corpora: the Dendron
+// vault, a generated one of MEMD_BENCH_NOTES notes (10,000 unless set) and
+// MEMD_BENCH_DIR when set (SciFact's notes, say).
+//
+//	go test -run '^$' -bench Prepare -benchtime 5x ./pipeline/
+func BenchmarkPrepare(b *testing.B) {
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("MEMD_BENCH_NOTES")); err == nil && v > 0 {
+		n = v
+	}
+	b.Run("dendron", func(b *testing.B) { benchPrepare(b, dendronVault(b)) })
+	b.Run("generated", func(b *testing.B) {
+		dir := b.TempDir()
+		if err := generateCorpus(dir, n, 1); err != nil {
+			b.Fatal(err)
+		}
+		benchPrepare(b, dir)
+	})
+	if dir := os.Getenv("MEMD_BENCH_DIR"); dir != "" {
+		b.Run(filepath.Base(dir), func(b *testing.B) { benchPrepare(b, dir) })
+	}
+}
+
+func benchPrepare(b *testing.B, dir string) {
+	root, err := canonicalDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, size := corpusSize(b, root)
+	db := openStore(b, filepath.Join(b.TempDir(), "memd.db"))
+	defer db.Close()
+	cfg := testConfig()
+	cfg.Workers = 1
+	ix := NewIndexer(db, cfg)
+	ix.folders.ensure(root)
+	rules, _ := ix.folders.rules(root)
+	found, err := walkNotes(context.Background(), root, rules)
+	if err != nil || len(found.files) != files {
+		b.Fatalf("walk: %d of %d files, %v", len(found.files), files, err)
+	}
+	var jobs []store.Job
+	for p := range found.files {
+		jobs = append(jobs, store.Job{Path: p, Folder: root})
+	}
+	slices.SortFunc(jobs, func(x, y store.Job) int { return strings.Compare(x.Path, y.Path) })
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	r0 := cpuTime()
+	for b.Loop() {
+		for i := 0; i < len(jobs); i += defaultBatchNotes {
+			outs := ix.worker.prepare(ctx, jobs[i:min(i+defaultBatchNotes, len(jobs))], nil, nil)
+			for _, o := range outs {
+				if o.kind != outPut {
+					b.Fatalf("%s: outcome %d (%s), want a put", o.job.Path, o.kind, o.reason)
+				}
+			}
+		}
+	}
+	cpu := (cpuTime() - r0).Seconds() / float64(b.N)
+	b.ReportMetric(float64(size)/1e6/cpu, "MB/cpu-s")
+	b.ReportMetric(cpu, "cpu-s/op")
 }

@@ -140,8 +140,9 @@ func batchBoilerplate(tx *store.Tx, outs []outcome) error {
 // boilerplate they were weighted with, and notes it moved to another
 // folder (weighted under the old one's).
 type boilerplateSettle struct {
-	written map[string]writtenNote
-	moved   []string
+	written  map[string]writtenNote
+	moved    []string
+	requeued int // notes settle queued again
 }
 
 type writtenNote struct {
@@ -199,6 +200,7 @@ func (s *boilerplateSettle) settle(tx *store.Tx, exact bool) error {
 			return err
 		}
 	}
+	s.requeued = len(redo)
 	return nil
 }
 

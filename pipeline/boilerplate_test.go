@@ -292,3 +292,32 @@ func TestBoilerplateThroughTheModelStages(t *testing.T) {
 		}
 	}
 }
+
+// A footer that crosses boilerplateNotes in one batch is boilerplate in the
+// notes of the batch read ahead while that one commits, though the store
+// it reads does not hold the crossing yet: it counts the committing
+// batch's notes as written.
+func TestBoilerplateForeseenAcrossTheBatchAhead(t *testing.T) {
+	cfg := testConfig()
+	cfg.BatchNotes = 12 // the footer crosses in the first batch; two more notes hold it in the next
+	ti := newIndexer(t, cfg)
+	dir := tempDir(t)
+	writeVault(t, dir, 14, 14)
+	if _, err := ti.AddFolder(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	committing := ti.worker.readBatch(t.Context(), nil) // prepared, not committed
+	ahead := ti.worker.readBatch(t.Context(), pendingOf(committing.outs))
+	defer ti.queue.closeBatch(committing.window)
+	defer ti.queue.closeBatch(ahead.window)
+	if len(committing.outs) != 12 || len(ahead.outs) != 2 {
+		t.Fatalf("batches of %d and %d notes, want 12 and 2", len(committing.outs), len(ahead.outs))
+	}
+	for _, o := range ahead.outs {
+		for _, c := range o.chunks {
+			if slices.Contains(termsOf(c), term("zucchini")) {
+				t.Errorf("%s counts the footer that the batch before it made boilerplate", o.job.Path)
+			}
+		}
+	}
+}

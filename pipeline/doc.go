@@ -52,4 +52,8 @@
 //     files first, and the watcher holds a path renamed away one more
 //     debounce for its new path's event); the note then keeps its chunks
 //     and their ids.
+//   - A bulk add keeps two cores busy: while one batch commits, the next is
+//     read, parsed, chunked and analyzed on Config.Workers goroutines. A
+//     batch prepared ahead is dropped, its jobs left queued, when Forget,
+//     Reindex, RemoveFolder or an enrichment wrote in between.
 package pipeline

@@ -73,7 +73,7 @@ func (ix *Indexer) afterCommit(eff *txEffects) {
 }
 
 // chunkerTally counts notes by Chunker. It is read from the store once,
-// under writeMu so no commit runs meanwhile, and then kept by the deltas
+// under the write lock so no commit runs meanwhile, and then kept by the deltas
 // of each commit.
 type chunkerTally struct {
 	mu     sync.Mutex
@@ -104,7 +104,7 @@ func (ix *Indexer) ChunkerCounts() (model, fallback, heuristic int) {
 	loaded := ix.tally.loaded
 	ix.tally.mu.Unlock()
 	if !loaded {
-		ix.writeMu.Lock()
+		ix.writes.Lock()
 		counts := map[string]int{}
 		err := ix.db.View(func(tx *store.Tx) error {
 			return tx.ForEachNote("", func(n *store.Note) error {
@@ -117,7 +117,7 @@ func (ix *Indexer) ChunkerCounts() (model, fallback, heuristic int) {
 			ix.tally.counts, ix.tally.loaded = counts, true
 		}
 		ix.tally.mu.Unlock()
-		ix.writeMu.Unlock()
+		ix.writes.Unlock()
 		if err != nil {
 			ix.log.Warn("count notes by chunker", "err", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/memd-dev/memd"
@@ -24,9 +23,9 @@ type enricher struct {
 	db     *store.DB
 	stages *modelStages
 	log    *slog.Logger
-	// commitMu is the Indexer's writeMu: commits do not interleave with a
+	// commitMu is the Indexer's write lock: commits do not interleave with a
 	// batch, Forget, Reindex or RemoveFolder.
-	commitMu  *sync.Mutex
+	commitMu  *writeLock
 	committed func(eff *txEffects, evs []memd.Event, requeued bool)
 
 	wake  chan struct{} // capacity 1: notes were queued
@@ -136,12 +135,14 @@ func (e *enricher) read(queued []queuedNote) ([]outcome, []stale) {
 // boiler its boilerplate; it fails when the file is not the content n was
 // stored from.
 func (e *enricher) parse(n *store.Note, boiler boilerplate) (outcome, bool) {
-	file, stat, err := openNote(n.Folder, n.Path)
+	var dirs dirOpener
+	defer dirs.close()
+	file, err := dirs.openNote(n.Folder, n.Path)
 	if err != nil {
 		return outcome{}, false
 	}
-	defer file.Close()
-	f, err := readNote(file, stat, e.stages.cfg.MaxFileBytes)
+	defer file.close()
+	f, err := readNote(file, e.stages.cfg.MaxFileBytes)
 	if err != nil || f.hash != n.Hash {
 		return outcome{}, false
 	}

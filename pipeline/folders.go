@@ -80,8 +80,8 @@ func (ix *Indexer) RemoveFolder(ctx context.Context, path string) error {
 	root := canonicalPath(path)
 	ix.folderMu.Lock()
 	defer ix.folderMu.Unlock()
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
+	ix.writes.Lock()
+	defer ix.writes.Unlock()
 
 	if err := ix.db.View(func(tx *store.Tx) error {
 		_, err := tx.Folder(root)

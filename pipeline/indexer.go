@@ -45,7 +45,7 @@ type Indexer struct {
 	reqs     chan string   // folder roots to reconcile soon
 
 	folderMu sync.Mutex // serializes AddFolder and RemoveFolder
-	writeMu  sync.Mutex // a batch, from reading its jobs to its commit, and an enrichment's commit, against Forget, Reindex, RemoveFolder
+	writes   writeLock  // a batch, from reading its jobs to its commit, and an enrichment's commit, against Forget, Reindex, RemoveFolder
 
 	busy atomic.Int64 // batches and reconciles under way
 
@@ -82,10 +82,10 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 	}
 	ix.worker = &batchWorker{
 		db: db, cfg: cfg, log: log, queue: ix.queue, folders: ix.folders, enrich: ix.stages.on(),
-		writeMu: &ix.writeMu, busy: &ix.busy, host: ix,
+		writes: &ix.writes, busy: &ix.busy, host: ix,
 	}
 	ix.enricher = &enricher{
-		db: db, stages: ix.stages, log: log, commitMu: &ix.writeMu, committed: ix.enriched,
+		db: db, stages: ix.stages, log: log, commitMu: &ix.writes, committed: ix.enriched,
 		wake: make(chan struct{}, 1),
 	}
 	if err := ix.loadFolders(); err != nil {

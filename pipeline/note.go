@@ -1,19 +1,19 @@
 package pipeline
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/memd-dev/memd/pipeline/chunk"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
+	"golang.org/x/sys/unix"
 )
 
 // Skip reasons that callers may match.
@@ -67,6 +67,8 @@ type preparer struct {
 	w     *batchWorker
 	skips map[string]store.Skip
 	terms termCounter
+	dirs  dirOpener // closed when a batch's preparing ends
+	tx    *store.Tx // the read transaction of a batch's preparing, or nil
 }
 
 // noteFile is a note's file as read for one job.
@@ -135,7 +137,7 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 		o.kind = outRemove
 		return noteFile{}, true
 	}
-	file, stat, err := openNote(j.Folder, j.Path)
+	file, err := p.dirs.openNote(j.Folder, j.Path)
 	switch {
 	case errors.Is(err, errFolderUnreachable):
 		return noteFile{}, true // kept, as for a vanished folder
@@ -152,7 +154,8 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 		*o = retry(*o, err)
 		return noteFile{}, true
 	}
-	defer file.Close()
+	defer file.close()
+	stat := file.stat
 	o.size = stat.size
 	if skip, ok := p.skips[j.Path]; ok && skip.Reason == ReasonForgotten && unchangedSince(stat, skip) {
 		return noteFile{}, true
@@ -162,7 +165,7 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 		*o = tooBig(*o, stat.size, max)
 		return noteFile{}, true
 	}
-	f, err := readNote(file, stat, max)
+	f, err := readNote(file, max)
 	switch {
 	case errors.Is(err, errTooBig):
 		*o = tooBig(*o, max+1, max)
@@ -174,24 +177,43 @@ func (p *preparer) read(o *outcome, rules *ignoreRules) (noteFile, bool) {
 	return f, false
 }
 
-// openNote opens the regular file at path in folder (see openInFolder)
-// and stats it; anything but a regular file is errLinkInPath's kin: not a
-// note of the folder.
-func openNote(folder, path string) (*os.File, fileStat, error) {
-	file, err := openInFolder(folder, path)
+// noteFD is an open note file and its stat.
+type noteFD struct {
+	fd   int
+	path string
+	stat fileStat
+}
+
+// openNote opens the regular file at path in folder (see dirOpener.open)
+// and stats it; anything but a regular file is errNotRegular: not a note of
+// the folder. The descriptor is the caller's to close. Raw descriptors
+// rather than *os.File: an os.File costs a finalizer, a poller check and
+// two more system calls per note, and a note is read once, whole.
+func (o *dirOpener) openNote(folder, path string) (noteFD, error) {
+	fd, err := o.open(folder, path)
 	if err != nil {
-		return nil, fileStat{}, err
+		return noteFD{}, err
 	}
-	fi, err := file.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
+	var st unix.Stat_t
+	for {
+		if err = unix.Fstat(fd, &st); err != unix.EINTR {
+			break
+		}
+	}
+	switch {
+	case err != nil:
+		err = &os.PathError{Op: "stat", Path: path, Err: err}
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		err = fmt.Errorf("open %s: %w: not a regular file", path, errNotRegular)
 	}
 	if err != nil {
-		file.Close()
-		return nil, fileStat{}, err
+		unix.Close(fd)
+		return noteFD{}, err
 	}
-	return file, fileStat{size: fi.Size(), mtime: fi.ModTime()}, nil
+	return noteFD{fd: fd, path: path, stat: fileStat{size: st.Size, mtime: time.Unix(st.Mtim.Unix())}}, nil
 }
+
+func (f noteFD) close() { unix.Close(f.fd) }
 
 // isLink reports whether path itself (its last component) is a symlink.
 func isLink(path string) bool {
@@ -202,14 +224,14 @@ func isLink(path string) bool {
 // errNotRegular means a note's path names a directory, FIFO or device.
 var errNotRegular = errors.New("not a regular file")
 
-// readNote reads an opened note of stat, at most max bytes, and hashes it.
-func readNote(file io.Reader, stat fileStat, max int64) (noteFile, error) {
-	content, err := readLimited(file, stat.size, max)
+// readNote reads an opened note, at most max bytes, and hashes it.
+func readNote(file noteFD, max int64) (noteFile, error) {
+	content, err := file.read(max)
 	if err != nil {
 		return noteFile{}, err
 	}
 	sum := sha256.Sum256(content)
-	return noteFile{stat: stat, content: content, hash: hex.EncodeToString(sum[:])}, nil
+	return noteFile{stat: file.stat, content: content, hash: hex.EncodeToString(sum[:])}, nil
 }
 
 // sameContent is the outcome for a file whose content is stored already:
@@ -272,7 +294,7 @@ func (p *preparer) gone(o outcome) outcome {
 // renamed from). Notes marked for a forced re-index are never moved.
 func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err error) {
 	var candidates []*store.Note
-	err = p.w.db.View(func(tx *store.Tx) error {
+	err = p.view(func(tx *store.Tx) error {
 		var err error
 		if stored, err = tx.LookupNote(path); err != nil {
 			return err
@@ -296,6 +318,14 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 		}
 	}
 	return stored, nil, err
+}
+
+// view runs fn in the batch's read transaction, or in one of its own.
+func (p *preparer) view(fn func(*store.Tx) error) error {
+	if p.tx != nil {
+		return fn(p.tx)
+	}
+	return p.w.db.View(fn)
 }
 
 // newChunks turns chunks of pn into chunks to store, with their terms;
@@ -326,21 +356,32 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config,
 
 var errTooBig = errors.New("file grew over the size limit")
 
-// readLimited reads f, of size bytes by its stat, failing with errTooBig
-// past max bytes.
-func readLimited(f io.Reader, size, max int64) ([]byte, error) {
-	// Sized from the stat (plus the room ReadFrom wants free), so a note
-	// is one allocation rather than io.ReadAll's doublings; one byte past
-	// max shows the file grew.
-	var buf bytes.Buffer
-	buf.Grow(int(min(size, max)) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, err
+// read reads the file, failing with errTooBig past max bytes. The buffer
+// is sized from the stat, one byte over, so a note is one allocation and
+// its reads end at the first that finds nothing more.
+func (f noteFD) read(max int64) ([]byte, error) {
+	buf := make([]byte, 0, min(f.stat.size, max)+1)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, errTooBig
+			}
+			buf = slices.Grow(buf, int(min(max+1-int64(len(buf)), int64(len(buf))+512)))
+		}
+		n, err := unix.Read(f.fd, buf[len(buf):cap(buf)])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &os.PathError{Op: "read", Path: f.path, Err: err}
+		case n == 0:
+			if int64(len(buf)) > max {
+				return nil, errTooBig
+			}
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
 	}
-	if int64(buf.Len()) > max {
-		return nil, errTooBig
-	}
-	return buf.Bytes(), nil
 }
 
 func retry(o outcome, err error) outcome {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd/store"
+	"golang.org/x/sys/unix"
 )
 
 // TestSubfolderSwappedForLink queues a note, then replaces its subfolder
@@ -59,7 +60,19 @@ func TestOpenInFolder(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "a", "b", "note.md"), filepath.Join(dir, "a", "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
+	// Each case alone, then all through one dirOpener, which keeps the
+	// directory of the case before: what it keeps must not change an answer.
+	var kept dirOpener
+	defer kept.close()
+	open := map[string]func(root, path string) (int, error){
+		"alone": func(root, path string) (int, error) {
+			var o dirOpener
+			defer o.close()
+			return o.open(root, path)
+		},
+		"kept": kept.open,
+	}
+	cases := []struct {
 		path string
 		want error // nil: opens
 	}{
@@ -70,19 +83,23 @@ func TestOpenInFolder(t *testing.T) {
 		{"a/b/missing.md", fs.ErrNotExist},
 		{"missing/note.md", fs.ErrNotExist},
 		{"a/b/note.md/x", errLinkInPath}, // a file where a directory was
-	} {
-		f, err := openInFolder(dir, filepath.Join(dir, c.path))
-		if f != nil {
-			f.Close()
-		}
-		if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
-			t.Errorf("openInFolder(%s) = %v, want %v", c.path, err, c.want)
+		{"a/b/note.md", nil},
+	}
+	for _, how := range []string{"alone", "kept"} {
+		for _, c := range cases {
+			fd, err := open[how](dir, filepath.Join(dir, c.path))
+			if err == nil {
+				unix.Close(fd)
+			}
+			if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+				t.Errorf("%s: open(%s) = %v, want %v", how, c.path, err, c.want)
+			}
 		}
 	}
-	if _, err := openInFolder(dir, filepath.Join(outside, "x.md")); !errors.Is(err, errLinkInPath) {
+	if _, err := open["alone"](dir, filepath.Join(outside, "x.md")); !errors.Is(err, errLinkInPath) {
 		t.Errorf("a path outside the folder: %v", err)
 	}
-	if _, err := openInFolder(filepath.Join(dir, "a", "out"), filepath.Join(dir, "a", "out", "x.md")); !errors.Is(err, errFolderUnreachable) {
+	if _, err := open["alone"](filepath.Join(dir, "a", "out"), filepath.Join(dir, "a", "out", "x.md")); !errors.Is(err, errFolderUnreachable) {
 		t.Errorf("a folder root that is a link: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/memd-dev/memd/store"
@@ -10,15 +11,18 @@ import (
 // it: paths are queued in one transaction and wake the worker. While a
 // batch is open (between reading its jobs and its commit) it remembers the
 // paths that changed: such a change finds its job still queued and adds
-// nothing, so the batch queues them again after its commit.
+// nothing, so the batch queues them again after its commit. Two batches may
+// be open at once: one committing, the next being read.
 type jobQueue struct {
 	db   *store.DB
 	wake chan struct{} // capacity 1: jobs were queued
 
-	mu      sync.Mutex
-	batched bool            // a batch is open
-	redo    map[string]bool // paths changed while it was open
+	mu   sync.Mutex
+	open []*batchWindow
 }
+
+// batchWindow is one open batch's record of the paths that changed.
+type batchWindow struct{ redo map[string]bool }
 
 func newJobQueue(db *store.DB) *jobQueue {
 	return &jobQueue{db: db, wake: make(chan struct{}, 1)}
@@ -53,25 +57,26 @@ func (q *jobQueue) notify() {
 func (q *jobQueue) changed(paths []string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.batched {
+	for _, w := range q.open {
 		for _, p := range paths {
-			q.redo[p] = true
+			w.redo[p] = true
 		}
 	}
 }
 
-// openBatch starts recording changed paths.
-func (q *jobQueue) openBatch() {
+// openBatch starts recording changed paths for a batch.
+func (q *jobQueue) openBatch() *batchWindow {
+	w := &batchWindow{redo: map[string]bool{}}
 	q.mu.Lock()
-	q.batched, q.redo = true, map[string]bool{}
+	q.open = append(q.open, w)
 	q.mu.Unlock()
+	return w
 }
 
-// closeBatch stops recording and returns the paths that changed.
-func (q *jobQueue) closeBatch() map[string]bool {
+// closeBatch stops recording for w and returns the paths that changed.
+func (q *jobQueue) closeBatch(w *batchWindow) map[string]bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	redo := q.redo
-	q.batched, q.redo = false, nil
-	return redo
+	q.open = slices.DeleteFunc(q.open, func(o *batchWindow) bool { return o == w })
+	return w.redo
 }

@@ -57,8 +57,8 @@ func (ix *Indexer) Reindex(ctx context.Context, path string) (int, error) {
 		targets = append(targets, target{root, p})
 	}
 
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
+	ix.writes.Lock()
+	defer ix.writes.Unlock()
 	total := 0
 	for _, t := range targets {
 		n, err := ix.reindexPath(ctx, t.root, t.path)
@@ -77,7 +77,7 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 	if !ok {
 		return 0, nil
 	}
-	var files map[string]fileStat
+	var files map[string]foundFile
 	prefix, single := p, false
 	if dirExists(p) {
 		found, err := walkNotes(ctx, p, rules)
@@ -91,9 +91,9 @@ func (ix *Indexer) reindexPath(ctx context.Context, root, p string) (int, error)
 		prefix = dirPrefix(p)
 	} else {
 		single = true
-		files = map[string]fileStat{}
+		files = map[string]foundFile{}
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && isNoteName(p) {
-			files[p] = fileStat{size: fi.Size(), mtime: fi.ModTime()}
+			files[p] = foundFile{fs.FileInfoToDirEntry(fi)}
 		}
 	}
 	queued := map[string]bool{}
@@ -157,8 +157,8 @@ func (ix *Indexer) Forget(ctx context.Context, path string) error {
 	if !ok || p == root {
 		return errorOf(ErrUnknownFolder, "%s is in no folder memd indexes; memctl status lists them", path)
 	}
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
+	ix.writes.Lock()
+	defer ix.writes.Unlock()
 	fi, statErr := os.Lstat(p)
 	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
 		return fmt.Errorf("forget %s: %w", p, statErr)

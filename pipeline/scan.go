@@ -29,9 +29,24 @@ func isNoteName(path string) bool {
 
 // walk is what walkNotes found under a directory.
 type walk struct {
-	files      map[string]fileStat // note files to index
-	unreadable map[string]error    // directories it could not read
-	badNames   map[string]fileStat // note files whose names are not UTF-8
+	files      map[string]foundFile // note files to index
+	unreadable map[string]error     // directories it could not read
+	badNames   map[string]fileStat  // note files whose names are not UTF-8
+}
+
+// foundFile is a note file a walk found. Its stat is read only when asked
+// for: reconcile needs it for files with a stored note or a skip to compare
+// with, and a folder added afresh has neither, so its walk costs no stat
+// per file.
+type foundFile struct{ entry fs.DirEntry }
+
+// stat is the file's size and mtime, and false when it is gone.
+func (f foundFile) stat() (fileStat, bool) {
+	info, err := f.entry.Info()
+	if err != nil {
+		return fileStat{}, false
+	}
+	return fileStat{size: info.Size(), mtime: info.ModTime()}, true
 }
 
 // walkNotes lists the note files under dir (a folder root or a folder in
@@ -41,7 +56,7 @@ type walk struct {
 // notes are not taken for deleted, and so are files whose names no job
 // can carry.
 func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (walk, error) {
-	w := walk{files: map[string]fileStat{}, unreadable: map[string]error{}, badNames: map[string]fileStat{}}
+	w := walk{files: map[string]foundFile{}, unreadable: map[string]error{}, badNames: map[string]fileStat{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -67,13 +82,11 @@ func walkNotes(ctx context.Context, dir string, rules *ignoreRules) (walk, error
 		if !(d.Type().IsRegular() || linked) || rules.ignored(p, false) || !isNoteName(p) {
 			return nil
 		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone since the directory was read
-		}
 		if utf8.ValidString(p) {
-			w.files[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
-		} else {
+			w.files[p] = foundFile{d}
+			return nil
+		}
+		if info, err := d.Info(); err == nil { // else gone since the directory was read
 			w.badNames[p] = fileStat{size: info.Size(), mtime: info.ModTime()}
 		}
 		return nil
@@ -106,11 +119,15 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 	err = ix.db.View(func(tx *store.Tx) error {
 		if err := tx.ForEachNote(prefix, func(n *store.Note) error {
 			f, ok := files[n.Path]
-			switch {
-			case ok && f.size == n.Size && f.mtime.Equal(n.ModTime):
+			if !ok {
+				if !underAny(n.Path, found.unreadable) {
+					gone = append(gone, n.Path)
+				}
+				return nil
+			}
+			// A file gone since the walk is queued: its job removes the note.
+			if st, ok := f.stat(); ok && st.size == n.Size && st.mtime.Equal(n.ModTime) {
 				delete(files, n.Path)
-			case !ok && !underAny(n.Path, found.unreadable):
-				gone = append(gone, n.Path)
 			}
 			return nil
 		}); err != nil {
@@ -119,7 +136,11 @@ func (ix *Indexer) reconcile(ctx context.Context, root string) (int, error) {
 		// What is left is new or changed; a skipped file that has not
 		// changed since its skip stays skipped.
 		for p, f := range files {
-			if s, err := tx.Skip(p); err == nil && unchangedSince(f, s) && !transientReason(s.Reason) {
+			s, err := tx.Skip(p)
+			if err != nil || transientReason(s.Reason) {
+				continue
+			}
+			if st, ok := f.stat(); ok && unchangedSince(st, s) {
 				delete(files, p)
 			}
 		}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/memd-dev/memd/pipeline/parse"
@@ -12,9 +13,8 @@ import (
 const maxSummary = 240
 
 var (
-	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	wikiLink   = regexp.MustCompile(`\[\[(?:[^\]|]*\|)?([^\]]*)\]\]`)
-	mdEmphasis = strings.NewReplacer("**", "", "__", "", "`", "")
+	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	wikiLink = regexp.MustCompile(`\[\[(?:[^\]|]*\|)?([^\]]*)\]\]`)
 )
 
 // leadSummary is the note's first sentence or two: from its first
@@ -35,10 +35,60 @@ func leadSummary(n *parse.Note, boiler boilerplate) string {
 		text = wikiLink.ReplaceAllString(text, "$1")
 		text = mdLink.ReplaceAllString(text, "$1")
 	}
-	text = mdEmphasis.Replace(text)
-	text = strings.Join(strings.Fields(text), " ")
-	return leadSentences(text)
+	// leadSentences reads no further than a byte past maxSummary.
+	var buf [flattened]byte
+	return leadSentences(string(flatten(buf[:0], text, len(buf)-utf8.UTFMax)))
 }
+
+// flattened is how much of the lead is flattened: twice what leadSentences
+// reads, and room for the last character.
+const flattened = 2*maxSummary + utf8.UTFMax
+
+// flatten drops the emphasis marks "**" and "__" and backticks and puts
+// one space for each run of white space, none at the ends, stopping once
+// it has written limit bytes: in one pass, where a replacer, strings.Fields
+// and a join over the whole lead cost a tenth of preparing a note with a
+// long first paragraph. It appends to out and returns it.
+func flatten(out []byte, text string, limit int) []byte {
+	space := false // white space was read after some text
+	for i := 0; i < len(text) && len(out) < limit; {
+		c := text[i]
+		switch {
+		case (c == '*' || c == '_') && i+1 < len(text) && text[i+1] == c:
+			i += 2
+			continue
+		case c == '`':
+			i++
+			continue
+		}
+		size := 1
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space = len(out) > 0
+				i++
+				continue
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if unicode.IsSpace(r) {
+				space = len(out) > 0
+				i += size
+				continue
+			}
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, text[i:i+size]...)
+		i += size
+	}
+	return out
+}
+
+// asciiSpace is the ASCII white space of unicode.IsSpace.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func firstBlockText(n *parse.Note, k parse.Kind, boiler boilerplate) string {
 	for _, b := range n.Blocks {

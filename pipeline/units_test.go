@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
@@ -92,5 +94,32 @@ func TestTermCounter(t *testing.T) {
 	}
 	if got := tc.count("body", titles, 0, nil); len(got) != 1 || got[0] != (store.TermFreq{Term: "bodi", Freq: 1}) {
 		t.Errorf("unweighted: %v", got)
+	}
+}
+
+// TestFlatten holds flatten to what it replaced: a replacer of the emphasis
+// marks, then strings.Fields joined by single spaces; cut at its limit, it
+// gives the same lead sentences.
+func TestFlatten(t *testing.T) {
+	emphasis := strings.NewReplacer("**", "", "__", "", "`", "")
+	want := func(s string) string { return strings.Join(strings.Fields(emphasis.Replace(s)), " ") }
+	ends := []string{"sentence. ", "Ends.", "? "}
+	pieces := []string{"a", "word", " ", "  ", "\t", "\n", "\r\n", "*", "**", "***", "_", "__", "`", "```", "é", "\u00a0", "\u2003", "\u0085", "北京", "\v", "\f", "x_y", "\xff"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		var b strings.Builder
+		for range r.IntN(12 + i%3*100) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			if i%2 == 0 && r.IntN(20) == 0 {
+				b.WriteString(ends[r.IntN(len(ends))])
+			}
+		}
+		s := b.String()
+		if got := string(flatten(nil, s, len(s))); got != want(s) {
+			t.Fatalf("flatten(%q) = %q, want %q", s, got, want(s))
+		}
+		if got := leadSentences(string(flatten(nil, s, flattened-utf8.UTFMax))); got != leadSentences(want(s)) {
+			t.Fatalf("lead of %q = %q, want %q", s, got, leadSentences(want(s)))
+		}
 	}
 }

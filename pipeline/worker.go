@@ -27,14 +27,47 @@ type batchWorker struct {
 	queue   *jobQueue
 	folders *folderRegistry
 	enrich  bool // notes are marked for the model stages
-	// writeMu is the Indexer's: a batch, from reading its jobs to its
+	// writes is the Indexer's: a batch, from reading its jobs to its
 	// commit, against Forget, Reindex and RemoveFolder.
-	writeMu *sync.Mutex
-	busy    *atomic.Int64 // the Indexer's count of work under way
-	host    batchHost
+	writes *writeLock
+	busy   *atomic.Int64 // the Indexer's count of work under way
+	host   batchHost
 
 	preparers []*preparer  // owned by run's goroutine
 	released  atomic.Int64 // idle releases so far
+	// What the last batch's commit did beyond writing its outcomes: notes
+	// it queued again (boilerplate's settle), and whether it fell back to
+	// committing them one by one.
+	requeued int
+	oneByOne bool
+	// ahead is the next batch, prepared while the last one committed,
+	// under the write lock's generation aheadGen.
+	ahead    batch
+	aheadGen uint64
+}
+
+// writeLock serializes the writes to notes: a batch, from reading its jobs
+// to its commit, against Forget, Reindex, RemoveFolder, an enrichment's
+// commit and the chunker count. gen counts the holds that were not a
+// batch's, so the batch worker can tell whether the batch it prepared
+// during its last hold still stands.
+type writeLock struct {
+	mu  sync.Mutex
+	gen uint64 // under mu
+}
+
+// Lock takes the lock for anything but a batch.
+func (l *writeLock) Lock() {
+	l.mu.Lock()
+	l.gen++
+}
+
+func (l *writeLock) Unlock() { l.mu.Unlock() }
+
+// lockBatch takes the lock for a batch and returns its generation.
+func (l *writeLock) lockBatch() uint64 {
+	l.mu.Lock()
+	return l.gen
 }
 
 // batchHost is told what the worker did; the Indexer is one.
@@ -48,6 +81,7 @@ type batchHost interface {
 
 // run drains the job queue in batches until ctx is done.
 func (bw *batchWorker) run(ctx context.Context) {
+	defer bw.dropAhead()
 	failures := 0
 	release := time.NewTimer(idleRelease)
 	release.Stop()
@@ -100,25 +134,119 @@ func (bw *batchWorker) release() {
 	bw.released.Add(1)
 }
 
-// runBatch reads up to BatchNotes jobs, prepares their outcomes outside any
-// write transaction (reading, parsing and chunking on Config.Workers
-// goroutines) and commits all of them in one transaction, each job's note
-// write with its FinishJob, so a crash leaves every job either done or
-// still queued. Events go out after the commit. It reports how many jobs it
-// read and whether any finished (rather than being retried).
+// runBatch commits a batch of up to BatchNotes jobs, prepared outside any
+// write transaction (read, parsed and chunked on Config.Workers
+// goroutines), all in one transaction, each job's note write with its
+// FinishJob, so a crash leaves every job either done or still queued.
+// Events go out after the commit. While the batch commits, the next one is
+// read and prepared, so the two halves of indexing run on two cores; it is
+// kept for the next call unless something else took the write lock in
+// between. It reports how many jobs it read and whether any finished
+// (rather than being retried).
 func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 	bw.busy.Add(1)
 	defer bw.busy.Add(-1)
-	bw.writeMu.Lock()
-	defer bw.writeMu.Unlock()
+	gen := bw.writes.lockBatch()
+	defer bw.writes.Unlock()
 
-	bw.queue.openBatch()
+	b, err := bw.nextBatch(ctx, gen)
+	if err != nil || b.read == 0 {
+		return 0, false, err
+	}
+	if ctx.Err() != nil {
+		bw.closeBatch(b.window, nil)
+		return b.read, false, nil // jobs stay queued for the next start
+	}
+	pending := pendingOf(b.outs)
+	next := make(chan batch, 1)
+	go func() { next <- bw.readBatch(ctx, pending) }()
+	bw.requeued, bw.oneByOne = 0, false
+	evs, committed, err := bw.commitAll(b.outs)
+	bw.closeBatch(b.window, b.outs[:committed])
+	bw.host.emit(evs...)
+	bw.ahead, bw.aheadGen = <-next, gen
+	// The batch read ahead foresaw this one's boilerplate as prepared; if
+	// its commit went otherwise (a note retried, committed one by one, or
+	// notes queued again, which may be the ahead batch's own), it is read
+	// again after the commit instead.
+	if bw.requeued > 0 || committed < len(b.outs) || bw.oneByOne ||
+		slices.ContainsFunc(b.outs, func(o outcome) bool { return o.retried }) {
+		bw.dropAhead()
+	}
+	if err != nil {
+		// The work loop backs off; the jobs not committed stay queued.
+		return b.read, false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(b.outs)-committed, err)
+	}
+	progressed := slices.ContainsFunc(b.outs, func(o outcome) bool { return !o.retried })
+	return b.read, progressed, nil
+}
+
+// batch is a batch of jobs read from the queue and their outcomes.
+type batch struct {
+	read   int // jobs read; outs holds a prefix of them, as the byte budget allows
+	outs   []outcome
+	window *batchWindow // nil when nothing was read
+	err    error
+}
+
+// nextBatch is the batch prepared during the last hold of the write lock,
+// if it is still good (nothing else took the lock since: gen), else one
+// read and prepared now.
+func (bw *batchWorker) nextBatch(ctx context.Context, gen uint64) (batch, error) {
+	if bw.ahead.window != nil && bw.aheadGen == gen && bw.ahead.err == nil && ctx.Err() == nil {
+		b := bw.ahead
+		bw.ahead = batch{}
+		return b, nil
+	}
+	bw.dropAhead()
+	b := bw.readBatch(ctx, nil)
+	return b, b.err
+}
+
+// dropAhead forgets the batch prepared ahead; its jobs stay queued.
+func (bw *batchWorker) dropAhead() {
+	if bw.ahead.window != nil {
+		bw.queue.closeBatch(bw.ahead.window)
+	}
+	bw.ahead = batch{}
+}
+
+// pendingOf is what a batch being committed will write, as
+// batchBoilerplate reads it (the kind, paths and blocks of each outcome),
+// copied so that the next batch can be foreseen while the commit runs.
+func pendingOf(outs []outcome) []outcome {
+	pending := make([]outcome, len(outs))
+	for i, o := range outs {
+		pending[i] = outcome{job: o.job, kind: o.kind, from: o.from}
+		if o.note != nil {
+			pending[i].note = &store.Note{Path: o.note.Path, Folder: o.note.Folder, Blocks: o.note.Blocks}
+		}
+	}
+	return pending
+}
+
+// readBatch reads up to BatchNotes queued jobs, leaving out those of the
+// batch being committed (committing: what it will write, pendingOf), and
+// prepares their outcomes, their boilerplate foreseen as it will be once
+// both commit. Its window is open (and the batch's to close) when it read
+// any job.
+func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batch {
+	w := bw.queue.openBatch()
+	skip := make(map[uint64]bool, len(committing))
+	for _, o := range committing {
+		skip[o.job.Seq] = true
+	}
 	var jobs []store.Job
 	skips := map[string]store.Skip{}
 	err := bw.db.View(func(tx *store.Tx) error {
-		var err error
-		if jobs, err = tx.Jobs(bw.cfg.BatchNotes); err != nil || len(jobs) == 0 {
+		queued, err := tx.Jobs(bw.cfg.BatchNotes + len(committing))
+		if err != nil {
 			return err
+		}
+		for _, j := range queued {
+			if !skip[j.Seq] && len(jobs) < bw.cfg.BatchNotes {
+				jobs = append(jobs, j)
+			}
 		}
 		for _, j := range jobs {
 			if s, err := tx.Skip(j.Path); err == nil {
@@ -128,24 +256,10 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 		return nil
 	})
 	if err != nil || len(jobs) == 0 {
-		bw.closeBatch(nil)
-		return 0, false, err
+		bw.queue.closeBatch(w)
+		return batch{err: err}
 	}
-
-	outs := bw.prepare(ctx, jobs, skips)
-	if ctx.Err() != nil {
-		bw.closeBatch(nil)
-		return len(jobs), false, nil // jobs stay queued for the next start
-	}
-	evs, committed, err := bw.commitAll(outs)
-	bw.closeBatch(outs[:committed])
-	bw.host.emit(evs...)
-	if err != nil {
-		// The work loop backs off; the jobs not committed stay queued.
-		return len(jobs), false, fmt.Errorf("store %d notes; they stay queued and are tried again: %w", len(outs)-committed, err)
-	}
-	progressed := slices.ContainsFunc(outs, func(o outcome) bool { return !o.retried })
-	return len(jobs), progressed, nil
+	return batch{read: len(jobs), outs: bw.prepare(ctx, jobs, skips, committing), window: w}
 }
 
 // commitAll commits outs in one transaction, or one by one when that fails
@@ -162,12 +276,13 @@ func (bw *batchWorker) commitAll(outs []outcome) ([]memd.Event, int, error) {
 		return nil, 0, err
 	}
 	bw.log.Warn("batch commit failed; committing its jobs one by one", "jobs", len(outs), "err", err)
+	bw.oneByOne = true
 	return bw.commitEach(outs)
 }
 
 // closeBatch re-queues the batch's paths that changed while it was open.
-func (bw *batchWorker) closeBatch(outs []outcome) {
-	redo := bw.queue.closeBatch()
+func (bw *batchWorker) closeBatch(w *batchWindow, outs []outcome) {
+	redo := bw.queue.closeBatch(w)
 	byRoot := map[string][]string{}
 	for _, o := range outs {
 		if redo[o.job.Path] && !o.retried {
@@ -183,7 +298,7 @@ func (bw *batchWorker) closeBatch(outs []outcome) {
 
 // prepare computes each job's outcome, Config.Workers at a time. The
 // preparers, and the analyzer caches in them, live as long as the worker.
-func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip) []outcome {
+func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[string]store.Skip, committing []outcome) []outcome {
 	outs := make([]outcome, len(jobs))
 	if bw.preparers == nil {
 		bw.preparers = make([]*preparer, bw.cfg.Workers)
@@ -196,13 +311,27 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 	for _, p := range bw.preparers[:min(len(bw.preparers), len(jobs))] {
 		p.skips = skips
 		wg.Go(func() {
-			for ctx.Err() == nil {
-				i, ok := budget.take()
-				if !ok {
-					return
+			defer p.dirs.close()
+			work := func() {
+				for ctx.Err() == nil {
+					i, ok := budget.take()
+					if !ok {
+						return
+					}
+					outs[i] = p.prepare(jobs[i])
+					budget.spend(outs[i].size)
 				}
-				outs[i] = p.prepare(jobs[i])
-				budget.spend(outs[i].size)
+			}
+			// One read transaction for the preparer's whole share, not one
+			// per note: no note changes under it but by the batch committing
+			// alongside, whose notes are not in this one.
+			if err := bw.db.View(func(tx *store.Tx) error {
+				p.tx = tx
+				defer func() { p.tx = nil }()
+				work()
+				return nil
+			}); err != nil {
+				work() // each lookup tries its own transaction, and says why it fails
 			}
 		})
 	}
@@ -211,7 +340,19 @@ func (bw *batchWorker) prepare(ctx context.Context, jobs []store.Job, skips map[
 	if ctx.Err() != nil {
 		return outs
 	}
-	if err := bw.db.View(func(tx *store.Tx) error { return batchBoilerplate(tx, outs) }); err != nil {
+	if err := bw.db.View(func(tx *store.Tx) error {
+		if len(committing) == 0 {
+			return batchBoilerplate(tx, outs)
+		}
+		// The store does not hold the committing batch's notes yet: they
+		// count as if it did (their own boilerplate is set already).
+		both := append(slices.Clip(committing), outs...)
+		if err := batchBoilerplate(tx, both); err != nil {
+			return err
+		}
+		copy(outs, both[len(committing):])
+		return nil
+	}); err != nil {
 		bw.log.Warn("read the folders' boilerplate; the batch is weighted without it and re-indexed when it commits", "err", err)
 	}
 	bw.finish(outs)
@@ -277,8 +418,9 @@ func (bw *batchWorker) commit(outs []outcome, exact bool) ([]memd.Event, error) 
 	var eff *txEffects
 	err := bw.db.Update(func(tx *store.Tx) error {
 		evs, indexed, eff = evs[:0], 0, &txEffects{}
+		folders := map[string]bool{}
 		for _, i := range order {
-			e, err := apply(tx, &outs[i], eff)
+			e, err := apply(tx, &outs[i], eff, folders)
 			if err != nil {
 				return err
 			}
@@ -300,6 +442,7 @@ func (bw *batchWorker) commit(outs []outcome, exact bool) ([]memd.Event, error) 
 	if err != nil {
 		return nil, err
 	}
+	bw.requeued += eff.boiler.requeued
 	bw.host.committed(eff, indexed)
 	return evs, nil
 }

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 	"testing"
 )
@@ -35,6 +37,87 @@ func TestPrefixUTF8NeverCutsACharacter(t *testing.T) {
 		if got := prefixUTF8(c.s, c.n); got != c.want {
 			t.Errorf("prefixUTF8(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
+	}
+}
+
+// aheadFolder queues four notes, a to d, in batches of two, and commits
+// the first batch by hand: a and b are stored, c and d prepared ahead.
+func aheadFolder(t *testing.T) (*testIndexer, func(string) string) {
+	t.Helper()
+	dir := tempDir(t)
+	path := func(name string) string { return filepath.Join(dir, name+".md") }
+	for _, n := range []string{"a", "b", "c", "d"} {
+		writeFile(t, path(n), "# "+n+"\n\nthe first words of "+n+".\n")
+	}
+	cfg := testConfig()
+	cfg.BatchNotes = 2
+	ti := newIndexer(t, cfg)
+	if _, err := ti.AddFolder(bg, dir); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := ti.worker.runBatch(bg); n != 2 || err != nil {
+		t.Fatalf("first batch: %d jobs, %v", n, err)
+	}
+	if len(ti.worker.ahead.outs) != 2 {
+		t.Fatalf("%d notes prepared ahead, want 2 (c, d)", len(ti.worker.ahead.outs))
+	}
+	return ti, path
+}
+
+// TestBatchAheadDroppedAfterForget: a note forgotten after the next batch
+// was prepared must not come back with that batch.
+func TestBatchAheadDroppedAfterForget(t *testing.T) {
+	ti, path := aheadFolder(t)
+	if err := ti.Forget(bg, path("c")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ti.worker.runBatch(bg); err != nil {
+		t.Fatal(err)
+	}
+	if ti.note(path("c")) != nil {
+		t.Error("the forgotten note was indexed by the batch prepared before it was forgotten")
+	}
+	if ti.note(path("d")) == nil {
+		t.Error("the other note of the batch was not indexed")
+	}
+}
+
+// TestBatchAheadRedoesChanges: a file that changes after the batch
+// prepared ahead read it is indexed again after that batch commits.
+func TestBatchAheadRedoesChanges(t *testing.T) {
+	ti, path := aheadFolder(t)
+	const changed = "# c\n\nzebras came later.\n"
+	writeFile(t, path("c"), changed)
+	ti.changed(filepath.Dir(path("c")), []string{path("c")}) // as the watcher reports it
+	for range 3 {
+		if _, _, err := ti.worker.runBatch(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := sha256.Sum256([]byte(changed))
+	if n := ti.note(path("c")); n == nil || n.Hash != hex.EncodeToString(sum[:]) {
+		t.Errorf("c is stored as %+v: the change made while its batch was prepared ahead was lost", n)
+	}
+}
+
+// TestQueueWindowsOverlap: with a batch committing and the next one read
+// ahead, a change is recorded for both, and closing one leaves the other.
+func TestQueueWindowsOverlap(t *testing.T) {
+	q := newJobQueue(nil)
+	committing := q.openBatch()
+	q.changed([]string{"/f/a.md"})
+	ahead := q.openBatch()
+	q.changed([]string{"/f/b.md"})
+	if got := q.closeBatch(committing); !got["/f/a.md"] || !got["/f/b.md"] {
+		t.Errorf("the committing batch recorded %v, want a and b", got)
+	}
+	q.changed([]string{"/f/c.md"})
+	if got := q.closeBatch(ahead); got["/f/a.md"] || !got["/f/b.md"] || !got["/f/c.md"] {
+		t.Errorf("the batch read ahead recorded %v, want b and c", got)
+	}
+	q.changed([]string{"/f/d.md"})
+	if got := q.closeBatch(ahead); got["/f/d.md"] {
+		t.Error("a closed window still records changes")
 	}
 }
 

@@ -70,7 +70,7 @@ const Version = 2
 // has no chunks.
 func Heuristic(n *parse.Note, o Options) []Chunk {
 	o = o.withDefaults()
-	var us []unit
+	us := make([]unit, 0, len(n.Blocks)) // a unit a block, unless one is over MaxTokens
 	for i := range n.Blocks {
 		if n.Blocks[i].Kind != parse.FrontMatter {
 			us = appendUnits(us, &n.Blocks[i], 0, 1<<31-1, o)
@@ -132,22 +132,41 @@ func build(n *parse.Note, us []unit) Chunk {
 		FirstBlock: first.block.Index, LastBlock: last.block.Index,
 		StartLine: first.start, EndLine: last.end,
 	}
-	var sb strings.Builder
-	for i, u := range us {
-		if i > 0 {
-			// Blank lines between units come back as empty lines; pieces of
-			// one over-long line join with nothing between them.
-			sb.WriteString(strings.Repeat("\n", u.start-us[i-1].end))
-		}
-		sb.WriteString(u.text)
-	}
-	c.Text = sb.String()
+	c.Text = joinUnits(us)
 	c.Heading = headingOf(us)
 	c.Title = n.Title
 	if len(c.Heading) > 0 {
 		c.Title = c.Heading[len(c.Heading)-1]
 	}
 	return c
+}
+
+// joinUnits is the text of units: blank lines between them come back as
+// empty lines, and pieces of one over-long line join with nothing between
+// them. A lone unit's text is its own, not a copy; more are joined in one
+// allocation.
+func joinUnits(us []unit) string {
+	if len(us) == 1 {
+		return us[0].text
+	}
+	n := 0
+	for i, u := range us {
+		if i > 0 {
+			n += u.start - us[i-1].end
+		}
+		n += len(u.text)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for i, u := range us {
+		if i > 0 {
+			for range u.start - us[i-1].end {
+				sb.WriteByte('\n')
+			}
+		}
+		sb.WriteString(u.text)
+	}
+	return sb.String()
 }
 
 // headingOf is the common heading path of the units' content blocks, or of

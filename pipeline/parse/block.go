@@ -43,7 +43,7 @@ func finish(src string, lines []string, offs []int, cut []int, raws []rawBlock) 
 	blocks := make([]Block, len(raws))
 	var stack []headingEntry
 	var path []string // shared snapshot of stack, rebuilt when it changes
-	seen := make(map[uint64]int, len(raws))
+	var seen repeats
 	for i, r := range raws {
 		b := &blocks[i]
 		b.Index, b.Kind, b.Level, b.Lang, b.Title = i, r.kind, r.level, r.lang, r.title
@@ -61,7 +61,7 @@ func finish(src string, lines []string, offs []int, cut []int, raws []rawBlock) 
 			stack = append(stack, headingEntry{r.level, r.title})
 			path = snapshot(stack)
 		}
-		b.ID = blockID(b.Kind, b.Text, seen)
+		b.ID = blockID(b.Kind, b.Text, &seen)
 	}
 	return blocks
 }
@@ -99,20 +99,51 @@ func snapshot(stack []headingEntry) []string {
 // blockID hashes the kind and the text with trailing spaces of each line
 // removed (editors strip them unasked); an identical earlier block adds its
 // count to the hash so repeats get distinct ids.
-func blockID(k Kind, text string, seen map[uint64]int) string {
+func blockID(k Kind, text string, seen *repeats) string {
 	h := fnvAdd(fnvOffset, string(rune('a'+k)))
 	for l := range strings.SplitSeq(text, "\n") {
 		h = fnvAdd(h, strings.TrimRight(l, " \t"))
 		h = fnvAdd(h, "\n")
 	}
-	n := seen[h]
-	seen[h] = n + 1
-	if n > 0 {
+	if n := seen.count(h); n > 0 {
 		h = fnvAdd(h, "#"+strconv.Itoa(n))
 	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], h)
 	return hex.EncodeToString(b[:])
+}
+
+// repeats counts the block hashes of a note: in a list while the note has
+// few blocks (most notes; a map each cost more than the scans), in a map
+// past that.
+type repeats struct {
+	list []uint64
+	seen map[uint64]int
+}
+
+const maxListedRepeats = 64
+
+// count returns how many times h was counted before, and counts it.
+func (r *repeats) count(h uint64) int {
+	if r.seen == nil && len(r.list) < maxListedRepeats {
+		n := 0
+		for _, x := range r.list {
+			if x == h {
+				n++
+			}
+		}
+		r.list = append(r.list, h)
+		return n
+	}
+	if r.seen == nil {
+		r.seen = make(map[uint64]int, 2*len(r.list))
+		for _, x := range r.list {
+			r.seen[x]++
+		}
+	}
+	n := r.seen[h]
+	r.seen[h] = n + 1
+	return n
 }
 
 const fnvOffset uint64 = 14695981039346656037

@@ -212,11 +212,15 @@ func scalar(s string) any {
 	case "false", "False", "FALSE":
 		return false
 	}
-	if i, err := strconv.ParseInt(s, 10, 0); err == nil {
-		return int(i)
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && (s[0] >= '0' && s[0] <= '9' || s[0] == '-' || s[0] == '+' || s[0] == '.') {
-		return f
+	// Only these can start a number: the check spares most strings a failed
+	// parse, which allocates its error.
+	if c := s[0]; c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
+		if i, err := strconv.ParseInt(s, 10, 0); err == nil {
+			return int(i)
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
 	}
 	return s
 }

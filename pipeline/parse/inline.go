@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -132,21 +133,38 @@ func normalizeTag(t string) string {
 	return strings.ToLower(strings.TrimLeft(strings.TrimSpace(t), "#"))
 }
 
-// set is an ordered set of non-empty strings.
+// set is an ordered set of non-empty strings. A note has a few tags and
+// links: they are looked up in the list until there are many, and only
+// then in a map (one per note was most of the allocations of a note with
+// tags).
 type set struct {
 	list []string
-	seen map[string]bool
+	seen map[string]bool // once the list is past maxListedSet
 }
 
+const maxListedSet = 16
+
 func (s *set) add(v string) {
-	if v == "" || s.seen[v] {
+	if v == "" || s.has(v) {
 		return
 	}
-	if s.seen == nil {
-		s.seen = make(map[string]bool)
+	if s.seen == nil && len(s.list) == maxListedSet {
+		s.seen = make(map[string]bool, 2*maxListedSet)
+		for _, x := range s.list {
+			s.seen[x] = true
+		}
 	}
-	s.seen[v] = true
+	if s.seen != nil {
+		s.seen[v] = true
+	}
 	s.list = append(s.list, v)
+}
+
+func (s *set) has(v string) bool {
+	if s.seen != nil {
+		return s.seen[v]
+	}
+	return slices.Contains(s.list, v)
 }
 
 // listOf reads a front matter value as a list of strings: a YAML list, or a

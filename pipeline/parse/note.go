@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Format is the syntax a note is written in.
@@ -133,11 +134,14 @@ const Version = 4
 // extension is read as Text) and the fallback title; content is not read
 // from disk. It returns ErrBinary or ErrNotUTF8 for content that is not
 // UTF-8 text, and no other error: malformed structure never fails.
+//
+// The Note's strings share content's memory rather than copy it (a note is
+// read once and parsed once): content must not change afterwards.
 func Parse(path string, content []byte) (*Note, error) {
 	if err := checkText(content); err != nil {
 		return nil, err
 	}
-	src := strings.TrimPrefix(string(content), "\uFEFF")
+	src := strings.TrimPrefix(unsafe.String(unsafe.SliceData(content), len(content)), "\uFEFF")
 	lines, offs := splitLines(src)
 	format, ok := FormatOf(path)
 	if !ok {

@@ -504,3 +504,56 @@ func checkSpans(t *testing.T, name string, n *Note, lines int) {
 		prev = b.EndLine
 	}
 }
+
+// TestRepeatedBlockIDs: the k-th repeat of a block gets the same id in any
+// note, whatever other blocks lie between, past the count at which
+// repeats go from a list to a map too; and no two blocks share one.
+func TestRepeatedBlockIDs(t *testing.T) {
+	var mixed, alone strings.Builder
+	for range 3 * maxListedRepeats {
+		mixed.WriteString("same words\n\nother words\n\n")
+		alone.WriteString("same words\n\n")
+	}
+	idsOf := func(src, text string) (ids []string) {
+		n, err := Parse("n.md", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := map[string]bool{}
+		for _, b := range n.Blocks {
+			if all[b.ID] {
+				t.Fatalf("id %s given twice", b.ID)
+			}
+			all[b.ID] = true
+			if b.Text == text {
+				ids = append(ids, b.ID)
+			}
+		}
+		return ids
+	}
+	got, want := idsOf(mixed.String(), "same words"), idsOf(alone.String(), "same words")
+	if !slices.Equal(got, want) || len(got) != 3*maxListedRepeats {
+		t.Fatalf("ids of a repeated block depend on the blocks between them:\n%q\n%q", got, want)
+	}
+}
+
+// TestManyTagsOnce: tags and links stay de-duplicated and in order past the
+// count where the set moves from a list to a map.
+func TestManyTagsOnce(t *testing.T) {
+	var src strings.Builder
+	var want []string
+	for i := range 3 * maxListedSet {
+		fmt.Fprintf(&src, "#tag%d [[note%d]] ", i, i)
+		want = append(want, fmt.Sprintf("tag%d", i))
+	}
+	for i := range 3 * maxListedSet {
+		fmt.Fprintf(&src, "#tag%d [[note%d]] ", i, i) // each again
+	}
+	n, err := Parse("n.md", []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(n.Tags, want) || len(n.Links) != 3*maxListedSet {
+		t.Fatalf("tags %q (%d links), want %q each once", n.Tags, len(n.Links), want)
+	}
+}

@@ -18,42 +18,37 @@ const Version = 2
 // glued to text) are dropped because no query would ever type them.
 const MaxTermBytes = 64
 
-// cacheSlots sizes an Analyzer's word cache. The cache is two-way set
-// associative: a word that collides evicts the older of a pair, which costs
-// a re-stem now and then but keeps a lookup to one pair of entries and
-// memory flat (2.5 MiB) on any vocabulary. A Go map here cost half the
-// analysis time.
-const cacheSlots = 1 << 16
-
-// cacheFrom is the shortest text Terms analyzes with a cache. Zeroing the
-// 2.5 MiB cache costs more than stemming every word of a shorter text
-// afresh; a query allocating one each time it found the pool emptied by
-// the collector was recall's largest garbage.
+// cacheFrom is the shortest text Terms analyzes with a word table. Making
+// one costs more than stemming every word of a shorter text afresh; a query
+// allocating one each time it found the pool emptied by the collector was
+// recall's largest garbage.
 const cacheFrom = 4 << 10
 
-type cacheEntry struct {
-	word, term string // term "" means dropped
-	id         uint32 // 1 + the term's index in Analyzer.terms; 0 until counted
-}
+// maxTableWords bounds an Analyzer's word table: past it the table and the
+// term ids start over (between a Counter's units), so a daemon that has
+// seen millions of distinct words holds a few MB per Analyzer, not all of
+// them.
+const maxTableWords = 1 << 17
 
 // Analyzer turns text into terms. Its zero value is ready to use. It keeps a
-// cache of analyzed words between calls, which is what makes it fast, so it
-// is not safe for concurrent use: give each goroutine its own, or call Terms.
+// table of the words it has analyzed and their terms, which is what makes it
+// fast, so it is not safe for concurrent use: give each goroutine its own,
+// or call Terms.
 type Analyzer struct {
-	cache *[cacheSlots]cacheEntry
-	// bare Analyzers (Terms' for short texts) never build the cache;
-	// uncached is their lookup's answer.
-	bare     bool
-	uncached cacheEntry
-	word     []byte // the word being read, already case-folded
-	run      []rune // the bigram-script run being read
-	buf      []byte // scratch for encoding a bigram
+	// bare Analyzers (Terms' for short texts) never build the table: they
+	// analyze each word afresh.
+	bare bool
+	word []byte // the word being read, already case-folded
+	run  []rune // the bigram-script run being read
+	buf  []byte // scratch for encoding a bigram
 
 	// Where terms go: appended to out, or counted into counter.
 	out     []string
 	counter *Counter
-	// The term table a Counter counts by: ids (term → id) and terms (id →
-	// term), filled on cache misses only.
+	// words maps each word read to its term's id; ids (term → id) and
+	// terms (id → term) number the terms, filled on a word's first
+	// sighting only.
+	words wordTable
 	ids   map[string]uint32
 	terms []string
 }
@@ -77,7 +72,7 @@ func Terms(text string) []string {
 	return t
 }
 
-// Terms is the package-level Terms on this Analyzer's cache.
+// Terms is the package-level Terms on this Analyzer's word table.
 func (a *Analyzer) Terms(text string) []string { return a.AppendTerms(nil, text) }
 
 // AppendTerms appends the terms of text to dst and returns the extended
@@ -100,8 +95,8 @@ func (a *Analyzer) AppendTerms(dst []string, text string) []string {
 
 // scan analyzes text, emitting each term to the Analyzer's sink.
 func (a *Analyzer) scan(text string) {
-	if a.cache == nil && !a.bare {
-		a.cache = new([cacheSlots]cacheEntry)
+	if a.counter == nil && a.words.words > maxTableWords {
+		a.forget() // no id is held between calls: only a Counter keeps them
 	}
 	if !isASCII(text) {
 		text = norm.NFKC.String(text)
@@ -111,15 +106,21 @@ func (a *Analyzer) scan(text string) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			i++
-			if l := asciiLower[c]; l != 0 {
+			if asciiLower[c] != 0 {
 				if len(a.run) > 0 {
 					a.flushRun()
 				}
-				a.word = append(a.word, l)
+				if len(a.word) == 0 && !a.bare {
+					if j, ok := a.emitASCIIWord(text, i); ok {
+						i, latin = j, true
+						continue
+					}
+				}
+				i = a.appendASCII(text, i)
 				latin = true
 				continue
 			}
+			i++
 			a.flush()
 			if c == '\'' && possessive(text, i) {
 				i++
@@ -169,6 +170,51 @@ func (a *Analyzer) scan(text string) {
 	a.flush()
 }
 
+// appendASCII appends the run of ASCII letters and digits at text[i:] to
+// the word, case-folded, and returns the index after it: one copy and one
+// pass instead of an append per byte.
+func (a *Analyzer) appendASCII(text string, i int) int {
+	j := i + 1
+	for j < len(text) && asciiLower[text[j]] != 0 {
+		j++
+	}
+	k := len(a.word)
+	a.word = append(a.word, text[i:j]...)
+	for w := a.word[k:]; len(w) > 0; w = w[1:] {
+		w[0] = asciiLower[w[0]]
+	}
+	return j
+}
+
+// emitASCIIWord emits the word of ASCII letters and digits at text[i:] when
+// it is whole (what follows is ASCII or nothing) and short, and returns
+// the index after it; most words are. A word the short cache holds costs
+// no copy: its key is read from text, lower-cased in the register.
+func (a *Analyzer) emitASCIIWord(text string, i int) (int, bool) {
+	j := i + 1
+	for j < len(text) && asciiLower[text[j]] != 0 {
+		j++
+	}
+	n := j - i
+	if n > maxShortWord || j < len(text) && text[j] >= utf8.RuneSelf {
+		return i, false
+	}
+	lo, hi := packWord(text[i:j])
+	lo |= lowerMask(n)
+	if n > 8 {
+		hi |= lowerMask(n - 8)
+	}
+	if e := a.words.shortSlot(lo, hi); e.lo == lo && e.hi == hi && e.n == uint32(n) {
+		if e.term != 0 {
+			a.emitID(e.term - 1)
+		}
+		return j, true
+	}
+	a.appendASCII(text, i)
+	a.flush()
+	return j, true
+}
+
 // flush ends the current word (and bigram run) and emits its term.
 func (a *Analyzer) flush() {
 	if len(a.run) > 0 {
@@ -182,21 +228,55 @@ func (a *Analyzer) flush() {
 	if len(w) > MaxTermBytes {
 		return
 	}
-	if e := a.lookup(w, analyzeWord); e.term != "" {
-		a.emit(e)
+	a.emit(w, analyzeWord)
+}
+
+// emit hands the term of word w to the sink; analyze gives the term of a
+// word not seen before ("" drops it).
+func (a *Analyzer) emit(w []byte, analyze func([]byte) string) {
+	if a.bare {
+		if t := analyze(w); t != "" {
+			a.out = append(a.out, t)
+		}
+		return
+	}
+	if len(w) > maxShortWord {
+		if term := a.termOf(w, analyze); term != 0 {
+			a.emitID(term - 1)
+		}
+		return
+	}
+	e, ok := a.words.shortEntry(w)
+	if !ok {
+		e.term = a.termOf(w, analyze)
+	}
+	if e.term != 0 {
+		a.emitID(e.term - 1)
 	}
 }
 
-// emit hands one term to the sink.
-func (a *Analyzer) emit(e *cacheEntry) {
+// termOf returns 1 + the id of w's term, or 0 when w is dropped, from the
+// word table, analyzing w on its first sighting.
+func (a *Analyzer) termOf(w []byte, analyze func([]byte) string) uint32 {
+	h := hashWord(w)
+	s, ok := a.words.find(w, h)
+	if ok {
+		return s.term
+	}
+	var term uint32
+	if t := analyze(w); t != "" {
+		term = a.idOf(t) + 1
+	}
+	a.words.insert(s, w, h, term)
+	return term
+}
+
+func (a *Analyzer) emitID(id uint32) {
 	if a.counter != nil {
-		if e.id == 0 {
-			e.id = a.idOf(e.term) + 1
-		}
-		a.counter.add(e.id - 1)
+		a.counter.add(id)
 		return
 	}
-	a.out = append(a.out, e.term)
+	a.out = append(a.out, a.terms[id])
 }
 
 // analyzeWord is the uncached part of a word's analysis.
@@ -217,50 +297,32 @@ func (a *Analyzer) flushRun() {
 	r := a.run
 	a.run = a.run[:0]
 	if len(r) == 1 {
-		a.emit(a.intern(r[0], -1))
+		a.emitRunes(r[0], -1)
 		return
 	}
 	for k := range r {
 		if unigram(r[k]) {
-			a.emit(a.intern(r[k], -1))
+			a.emitRunes(r[k], -1)
 		}
 		if k+1 < len(r) {
-			a.emit(a.intern(r[k], r[k+1]))
+			a.emitRunes(r[k], r[k+1])
 		}
 	}
 }
 
-// intern returns the cache entry of one or two runes (r2 < 0: one), so
-// repeated bigrams cost no allocation.
-func (a *Analyzer) intern(r1, r2 rune) *cacheEntry {
+// emitRunes emits the term of one or two runes (r2 < 0: one), through the
+// word table, so repeated bigrams cost no allocation.
+func (a *Analyzer) emitRunes(r1, r2 rune) {
 	a.buf = utf8.AppendRune(a.buf[:0], r1)
 	if r2 >= 0 {
 		a.buf = utf8.AppendRune(a.buf, r2)
 	}
-	return a.lookup(a.buf, func(b []byte) string { return string(b) })
+	a.emit(a.buf, asWritten)
 }
 
-// lookup returns the cache entry of w, computing and caching its term on a
-// miss.
-func (a *Analyzer) lookup(w []byte, analyze func([]byte) string) *cacheEntry {
-	if a.cache == nil {
-		a.uncached = cacheEntry{term: analyze(w)}
-		return &a.uncached
-	}
-	set := a.cache[hash(w)&(cacheSlots-2):]
-	if set[0].word == string(w) && set[0].word != "" {
-		return &set[0]
-	}
-	if set[1].word == string(w) && set[1].word != "" {
-		set[0], set[1] = set[1], set[0]
-		return &set[0]
-	}
-	set[1] = set[0]
-	set[0] = cacheEntry{word: string(w), term: analyze(w)}
-	return &set[0]
-}
+func asWritten(b []byte) string { return string(b) }
 
-// idOf numbers a term for counting.
+// idOf numbers a term.
 func (a *Analyzer) idOf(term string) uint32 {
 	if a.ids == nil {
 		a.ids = make(map[string]uint32)
@@ -274,13 +336,9 @@ func (a *Analyzer) idOf(term string) uint32 {
 	return id
 }
 
-// hash is FNV-1a; words are short, so a byte loop beats anything clever.
-func hash(b []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	return h
+// forget empties the word table and the term ids.
+func (a *Analyzer) forget() {
+	a.words, a.ids, a.terms = wordTable{}, nil, nil
 }
 
 // possessive reports whether text[i:] (just after an apostrophe) is the "s"
@@ -303,8 +361,9 @@ func possessive(text string, i int) bool {
 func isAlnumASCII(c byte) bool { return asciiLower[c] != 0 }
 
 // asciiLower maps an ASCII letter or digit to its lower case, anything else
-// to 0 (a separator); one load per byte instead of a chain of compares.
-var asciiLower = func() (t [utf8.RuneSelf]byte) {
+// (non-ASCII bytes too) to 0; one load per byte instead of a chain of
+// compares.
+var asciiLower = func() (t [256]byte) {
 	for c := byte('0'); c <= '9'; c++ {
 		t[c] = c
 	}

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -104,11 +105,12 @@ func TestQueryMatchesNote(t *testing.T) {
 	}
 }
 
-// Colliding words evict each other from the direct-mapped cache; the terms
-// must not depend on what the cache held.
-func TestAnalyzerCacheEviction(t *testing.T) {
+// The word table grows, and starts over past maxTableWords; the terms must
+// not depend on what it held: a warm table, one that started over and an
+// Analyzer with none give the same terms.
+func TestAnalyzerTableStartsOver(t *testing.T) {
 	var b strings.Builder
-	for i := 0; i < cacheSlots*5/4; i++ {
+	for i := 0; i < maxTableWords*5/4; i++ {
 		b.WriteString("w")
 		for n := i; n > 0; n /= 26 {
 			b.WriteByte(byte('a' + n%26))
@@ -119,9 +121,12 @@ func TestAnalyzerCacheEviction(t *testing.T) {
 	var warm Analyzer
 	warm.Terms(text)
 	got := warm.Terms(text)
-	var cold Analyzer
-	if want := cold.Terms(text); !slices.Equal(got, want) {
-		t.Fatal("a warm, colliding cache changed the terms")
+	if warm.Terms("x"); warm.words.words != 1 {
+		t.Fatalf("the table holds %d words after a text of one word; past %d words it should start over", warm.words.words, maxTableWords)
+	}
+	bare := Analyzer{bare: true}
+	if want := bare.Terms(text); !slices.Equal(got, want) {
+		t.Fatal("a warm table, started over, changed the terms")
 	}
 }
 
@@ -230,5 +235,19 @@ func TestShortTextsSkipTheCache(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
 		t.Fatalf("Terms of a %d-byte query allocated %d bytes; it should not build the word cache", len(q), n)
+	}
+}
+
+// TestPackWord: packWord's overlapping loads give every byte of the word in
+// its place, and nothing past it.
+func TestPackWord(t *testing.T) {
+	src := []byte("abcdefghijklmnopqrstuvwxyz")
+	for n := 1; n <= maxShortWord; n++ {
+		var b [maxShortWord]byte
+		copy(b[:], src[:n])
+		wantLo, wantHi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+		if lo, hi := packWord(src[:n]); lo != wantLo || hi != wantHi {
+			t.Errorf("packWord(%q) = %#x %#x, want %#x %#x", src[:n], lo, hi, wantLo, wantHi)
+		}
 	}
 }

@@ -1,10 +1,5 @@
 package lexical
 
-// maxCountedTerms bounds a Counter's term table; past it the table and the
-// word cache start over, so a daemon that has seen millions of distinct
-// words holds a few MB per Counter, not all of them.
-const maxCountedTerms = 1 << 17
-
 // Counter counts the terms of the texts of one unit, such as a chunk's body
 // and title fields, with the same analysis as Terms. It counts by term id
 // (an array increment) where a map of strings costs a hash and a compare
@@ -54,7 +49,7 @@ func (c *Counter) Reset() {
 		c.freq[id] = 0
 	}
 	c.seen = c.seen[:0]
-	if len(c.an.terms) > maxCountedTerms {
-		c.an.cache, c.an.ids, c.an.terms = nil, nil, nil
+	if c.an.words.words > maxTableWords {
+		c.an.forget()
 	}
 }
