@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +19,7 @@ import (
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/api/apitest"
 	"github.com/memd-dev/memd/internal/syncbuf"
-	"github.com/memd-dev/memd/server"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 // mcpAgent is an agent's end of memctl mcp, run over two pipes as an agent
@@ -38,7 +37,7 @@ type mcpAgent struct {
 // closes, which cleanup checks.
 func startMCP(t *testing.T, svc *apitest.Service) *mcpAgent {
 	t.Helper()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ag := &mcpAgent{stdin: inW, done: make(chan error, 1), stderr: &syncbuf.Buffer{}, stdout: &syncbuf.Buffer{}}
@@ -345,7 +344,7 @@ func TestMCPExitsWhenStdinCloses(t *testing.T) {
 // the session goes on; methods memd does not serve, including those of
 // capabilities it does not declare, are answered -32601.
 func TestMCPProtocolErrors(t *testing.T) {
-	sock := fakeDaemon(t, apitest.New())
+	sock := servertest.Socket(t, apitest.New())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
@@ -403,29 +402,6 @@ func testOptions(sock string, log io.Writer) Options {
 		Version: "test",
 		Log:     slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-}
-
-// fakeDaemon serves svc on a fresh short socket and returns its path.
-func fakeDaemon(t *testing.T, svc server.Service) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mcpserver")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "memd.sock")
-	l, err := server.Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.NewServer(svc, server.Options{Logger: slog.New(slog.DiscardHandler)})
-	go s.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
-	return sock
 }
 
 // recallFake holds one note, with one chunk about tomatoes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 func chatFake() *apitest.Service {
@@ -18,7 +19,7 @@ func chatFake() *apitest.Service {
 }
 
 func TestChatStreamsThenSources(t *testing.T) {
-	sock := fakeDaemon(t, chatFake())
+	sock := servertest.Socket(t, chatFake())
 	out, _, err := run(t, sock, "chat", "tomatoes")
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func TestChatStreamsThenSources(t *testing.T) {
 
 func TestChatJSON(t *testing.T) {
 	svc := chatFake()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	out, _, err := run(t, sock, "chat", "--json", "-k", "3", "--no-memory", "tomatoes")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestChatJSON(t *testing.T) {
 
 func TestChatLoopKeepsHistory(t *testing.T) {
 	svc := chatFake()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	var out, errOut bytes.Buffer
 	a := &app{out: &out, errOut: &errOut, noStart: true}
 	root := newRoot(a)
@@ -69,7 +70,7 @@ func TestChatLoopKeepsHistory(t *testing.T) {
 }
 
 func TestChatWithoutGenerator(t *testing.T) {
-	sock := fakeDaemon(t, apitest.New())
+	sock := servertest.Socket(t, apitest.New())
 	_, _, err := run(t, sock, "chat", "tomatoes")
 	if err == nil || !strings.Contains(describe(err), "generator") {
 		t.Fatalf("error %v; want the daemon's message about configuring a generator", err)

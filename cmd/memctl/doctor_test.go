@@ -11,6 +11,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 // memdOnPath builds memd once and puts it first on PATH, for the checks
@@ -53,7 +54,7 @@ func TestDoctor(t *testing.T) {
 	memdOnPath(t)
 	svc := apitest.New()
 	svc.FolderList["/definitely/not/here"] = memd.FolderStatus{Path: "/definitely/not/here"}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	t.Setenv("MEMD_LLAMA_LIB", "")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	data := t.TempDir()

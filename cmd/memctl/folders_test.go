@@ -9,11 +9,12 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 func TestAddRm(t *testing.T) {
 	svc := apitest.New()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "notes"), 0o700)
 	t.Chdir(dir)
@@ -42,7 +43,7 @@ func TestAddRm(t *testing.T) {
 func TestForgetReindex(t *testing.T) {
 	svc := recallFake()
 	svc.Notes["/n/b.md"] = memd.NoteDetail{Path: "/n/b.md"}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	if out, _, err := run(t, sock, "forget", "/n/b.md"); err != nil || !strings.Contains(out, "forgot /n/b.md") {
 		t.Fatalf("forget: %q %v", out, err)
 	}

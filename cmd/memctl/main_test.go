@@ -3,38 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/server"
+	"github.com/memd-dev/memd/server/servertest"
 )
-
-// fakeDaemon serves svc on a fresh short socket and returns its path.
-func fakeDaemon(t *testing.T, svc server.Service) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "memctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "memd.sock")
-	l, err := server.Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.NewServer(svc, server.Options{Logger: slog.New(slog.DiscardHandler)})
-	go s.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
-	return sock
-}
 
 // run runs memctl with args against the socket and returns stdout, stderr
 // and the error. It never starts a daemon.
@@ -57,7 +32,7 @@ func runWith(t *testing.T, sock string, a *app, args ...string) (string, string,
 // TestConfigFileNamesTheSocket: memctl reads memd's config file, so a
 // socket set there (and not on the command line) is the one it talks to.
 func TestConfigFileNamesTheSocket(t *testing.T) {
-	sock := fakeDaemon(t, apitest.New())
+	sock := servertest.Socket(t, apitest.New())
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(cfg, []byte("socket = \""+sock+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)

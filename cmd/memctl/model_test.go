@@ -12,6 +12,7 @@ import (
 	"github.com/memd-dev/memd/api/apitest"
 	"github.com/memd-dev/memd/inference/testmodel"
 	"github.com/memd-dev/memd/internal/config"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 func TestModelSetUnset(t *testing.T) {
@@ -112,7 +113,7 @@ func TestModelList(t *testing.T) {
 		{Role: "embedder", Path: "/m/e.gguf", Loaded: true, Fingerprint: "0123456789abcdef0123", Backend: "cpu", Bytes: 300 << 20},
 		{Role: "generator", Reason: "no model configured"},
 	}}}
-	out, _, err = run(t, fakeDaemon(t, svc), "model", "list", "--models", models)
+	out, _, err = run(t, servertest.Socket(t, svc), "model", "list", "--models", models)
 	if err != nil {
 		t.Fatal(err)
 	}

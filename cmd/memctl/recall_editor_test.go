@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 // --vimgrep prints one path:line:col:text line a hit, on the chunk's first
@@ -13,7 +14,7 @@ func TestRecallVimgrep(t *testing.T) {
 	svc := recallFake()
 	svc.Notes["/n/later.md"] = memd.NoteDetail{Path: "/n/later.md", Chunks: []memd.Hit{{
 		Folder: "/n", Path: "/n/later.md", StartLine: 10, EndLine: 14, Text: "\n  \n\tWater tomatoes in the evening.  \nmore\n"}}}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	out, _, err := run(t, sock, "recall", "--vimgrep", "tomatoes")
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +31,7 @@ func TestRecallVimgrep(t *testing.T) {
 // --per-note reaches the daemon's request.
 func TestRecallPerNoteFlag(t *testing.T) {
 	svc := recallFake()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	if _, _, err := run(t, sock, "recall", "tomatoes"); err != nil || svc.LastRecall.PerNote {
 		t.Fatalf("without --per-note: %+v %v", svc.LastRecall, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 func recallFake() *apitest.Service {
@@ -25,7 +26,7 @@ func recallFake() *apitest.Service {
 }
 
 func TestRecallHuman(t *testing.T) {
-	sock := fakeDaemon(t, recallFake())
+	sock := servertest.Socket(t, recallFake())
 	out, _, err := run(t, sock, "recall", "tomatoes")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestRecallSaysCorrection(t *testing.T) {
 	svc.RecallHook = func(_ context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
 		return memd.RecallResult{Hits: svc.Notes["/n/garden.md"].Chunks, CorrectedQuery: "tomato water"}, nil
 	}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	out, errOut, err := run(t, sock, "recall", "tomatos watr")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestRecallSaysCorrection(t *testing.T) {
 
 // recall --json prints the daemon's memd.RecallResult as it is.
 func TestRecallJSON(t *testing.T) {
-	sock := fakeDaemon(t, recallFake())
+	sock := servertest.Socket(t, recallFake())
 	out, _, err := run(t, sock, "recall", "--json", "tomatoes")
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestRecallJSON(t *testing.T) {
 
 func TestRecallFilters(t *testing.T) {
 	svc := recallFake()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	dir := t.TempDir()
 	t.Chdir(dir)
 	_, _, err := run(t, sock, "recall", "-k", "3", "--folder", ".", "--path", "sub/", "--tag", "a", "--tag", "b",
@@ -108,7 +109,7 @@ func TestRecallFilters(t *testing.T) {
 }
 
 func TestRecallErrors(t *testing.T) {
-	sock := fakeDaemon(t, recallFake())
+	sock := servertest.Socket(t, recallFake())
 	tests := []struct {
 		args []string
 		says string
@@ -159,7 +160,7 @@ func TestRecallWithoutQuery(t *testing.T) {
 // flag leaves it to the daemon's config.
 func TestRecallExpand(t *testing.T) {
 	svc := recallFake()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 // testService is a service whose paths need escaping in a unit file.
@@ -120,7 +121,7 @@ func TestLaunchdAgent(t *testing.T) {
 func TestServiceStatusNotInstalled(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
-	sock := fakeDaemon(t, apitest.New())
+	sock := servertest.Socket(t, apitest.New())
 	out, _, err := run(t, sock, "service", "status")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestServicePartlyInstalled(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("PATH", t.TempDir()) // no systemctl: uninstall only removes the files
-	sock := fakeDaemon(t, apitest.New())
+	sock := servertest.Socket(t, apitest.New())
 	dir := filepath.Join(home, ".config", "systemd", "user")
 	os.MkdirAll(dir, 0o755)
 	if err := os.WriteFile(filepath.Join(dir, "memd.service"), []byte("[Service]\n"), 0o644); err != nil {

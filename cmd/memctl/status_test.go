@@ -12,13 +12,14 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
 	"github.com/memd-dev/memd/internal/clitext"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 func TestStatusJSON(t *testing.T) {
 	svc := recallFake()
 	svc.FolderList["/n"] = memd.FolderStatus{Path: "/n", Notes: 1, Watching: true}
 	svc.SkipList = []memd.Skip{{Path: "/n/big.log", Reason: "5.0 MB, over the 4 MiB limit"}}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	out, _, err := run(t, sock, "status", "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestStatusJSON(t *testing.T) {
 
 func TestStatusWatch(t *testing.T) {
 	svc := apitest.New()
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	out, _, err := run(t, sock, "status", "--watch")
 	if err != nil || !strings.Contains(out, "no folders yet") {
 		t.Fatalf("%s %v", out, err)
@@ -58,7 +59,7 @@ func TestWatchIdleDrawsNothing(t *testing.T) {
 		time.Sleep(1200 * time.Millisecond) // past the first status poll after the start
 		return nil
 	}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	var bar bytes.Buffer
 	_, _, err := runWith(t, sock, &app{barOut: &bar}, "status", "--watch")
 	if err != nil || bar.Len() != 0 {
@@ -75,7 +76,7 @@ func TestWatchHasNoJumpingTotal(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return nil
 	}
-	sock := fakeDaemon(t, svc)
+	sock := servertest.Socket(t, svc)
 	var bar bytes.Buffer
 	if _, _, err := runWith(t, sock, &app{barOut: &bar}, "status", "--watch"); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api/apitest"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 func tagsFake() *apitest.Service {
@@ -20,7 +21,7 @@ func tagsFake() *apitest.Service {
 // TestTagsListsCounts: memctl tags names each tag once with its notes, and
 // a prefix (with or without '#') keeps the tree under it.
 func TestTagsListsCounts(t *testing.T) {
-	sock := fakeDaemon(t, tagsFake())
+	sock := servertest.Socket(t, tagsFake())
 	out, _, err := run(t, sock, "tags", "#garden")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,37 @@
+package servertest
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memd-dev/memd/server"
+)
+
+// Socket serves svc on a fresh socket, in a short temporary folder (a unix
+// socket's path is limited to about 100 bytes, which t.TempDir can pass),
+// and returns its path. The server shuts down when the test ends.
+func Socket(t testing.TB, svc server.Service) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "memd-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "memd.sock")
+	l, err := server.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.NewServer(svc, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	go s.Serve(l)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return sock
+}
