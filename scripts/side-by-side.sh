@@ -15,7 +15,9 @@
 #   bench   memory.test -test.bench 'Recall100k$|HybridRecall$' (in-daemon
 #           recall p50/p99 at 100k chunks, BM25 and hybrid).
 # With taskset present, everything runs on two cores (CORES, default 0,1),
-# the machine memd is measured on elsewhere.
+# the machine memd is measured on elsewhere. PARTS (default "index recall
+# bench") picks the parts; with PROFILES=DIR each indexing daemon writes its
+# CPU profile to DIR/SIDE-CORPUS-RUN.prof.
 set -euo pipefail
 pack=$(realpath "$1") runs=${2:-3}
 w=$(mktemp -d /tmp/side-by-side.XXXXXX)
@@ -25,10 +27,15 @@ pin=()
 command -v taskset >/dev/null && pin=(taskset -c "${CORES:-0,1}")
 echo "old $(cat "$w/old/REV")  new $(cat "$w/new/REV")  $(nproc) cores, pinned to: ${pin[*]:-none}"
 
+parts=${PARTS:-index recall bench}
+has() { [[ " $parts " == *" $1 "* ]]; }
+run=0
+
 start() { # SIDE NAME → pid on stdout
-	local d=$w/run/$1-$2
+	local d=$w/run/$1-$2 prof=
 	rm -rf "$d" && mkdir -p "$d" && chmod 700 "$d"
-	"${pin[@]}" "$w/$1/memd" --data "$d/data" --socket "$d/s.sock" >/dev/null 2>"$d/log" &
+	[ -n "${PROFILES:-}" ] && prof=$PROFILES/$1-$2-$run.prof
+	MEMD_CPUPROFILE=$prof "${pin[@]}" "$w/$1/memd" --data "$d/data" --socket "$d/s.sock" >/dev/null 2>"$d/log" &
 	local pid=$!
 	for _ in $(seq 100); do [ -S "$d/s.sock" ] && break; sleep 0.05; done
 	echo "$pid"
@@ -52,6 +59,8 @@ stopall() { pkill -TERM -f "$w/(old|new)/memd" 2>/dev/null || true; sleep 0.5; }
 
 : >"$w/index.txt"
 for r in $(seq "$runs"); do
+	has index || break
+	run=$r
 	order="old new"; ((r % 2 == 0)) && order="new old"
 	for side in $order; do
 		for c in dendron scifact; do index "$side" "$c" | tee -a "$w/index.txt"; done
@@ -67,14 +76,14 @@ for side in old new; do for c in dendron scifact; do
 		"$(awk '{print $10}' <<<"$l" | median)" "$(awk '{print $13}' <<<"$l" | median)"
 done; done
 
-for side in old new; do index "$side" scifact >/dev/null; done
-"${pin[@]}" "$w/clibench" -rounds 300 -queries "$w/queries.txt" \
+has recall && for side in old new; do index "$side" scifact >/dev/null; done
+has recall && "${pin[@]}" "$w/clibench" -rounds 300 -queries "$w/queries.txt" \
 	-side "old=$w/old/memctl --socket $w/run/old-scifact/s.sock recall -k 10" -pid "old=$(cat "$w/run/old-scifact/pid")" \
 	-side "new=$w/new/memctl --socket $w/run/new-scifact/s.sock recall -k 10" -pid "new=$(cat "$w/run/new-scifact/pid")"
 stopall
 
 cd "$w"
-for r in $(seq "$runs"); do for side in old new; do
+has bench && for r in $(seq "$runs"); do for side in old new; do
 	echo "== $side memory.test run $r"
 	"${pin[@]}" "$w/$side/memory.test" -test.run '^$' -test.bench 'Recall100k$|HybridRecall$' -test.benchtime 2000x -test.benchmem |
 		grep ^Benchmark
