@@ -16,7 +16,8 @@
 #           recall p50/p99 at 100k chunks, BM25 and hybrid).
 # With taskset present, everything runs on two cores (CORES, default 0,1),
 # the machine memd is measured on elsewhere. PARTS (default "index recall
-# bench") picks the parts; with PROFILES=DIR each indexing daemon writes its
+# bench") picks the parts; FLOOR=BINARY adds a side that runs BINARY
+# (a Go program that prints a line: the floor of any Go CLI's start); with PROFILES=DIR each indexing daemon writes its
 # CPU profile to DIR/SIDE-CORPUS-RUN.prof.
 set -euo pipefail
 pack=$(realpath "$1") runs=${2:-3}
@@ -68,8 +69,8 @@ for r in $(seq "$runs"); do
 	done
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "medians of $runs runs:"
-for side in old new; do for c in dendron scifact; do
+has index && echo "medians of $runs runs:"
+has index && for side in old new; do for c in dendron scifact; do
 	l=$(grep "^$side *$c " "$w/index.txt")
 	printf "%-4s %-8s cpu %s s  peak %s MB  idle %s MB  store %s MB\n" "$side" "$c" \
 		"$(awk '{print $4}' <<<"$l" | median)" "$(awk '{print $7}' <<<"$l" | median)" \
@@ -79,7 +80,8 @@ done; done
 has recall && for side in old new; do index "$side" scifact >/dev/null; done
 has recall && "${pin[@]}" "$w/clibench" -rounds 300 -queries "$w/queries.txt" \
 	-side "old=$w/old/memctl --socket $w/run/old-scifact/s.sock recall -k 10" -pid "old=$(cat "$w/run/old-scifact/pid")" \
-	-side "new=$w/new/memctl --socket $w/run/new-scifact/s.sock recall -k 10" -pid "new=$(cat "$w/run/new-scifact/pid")"
+	-side "new=$w/new/memctl --socket $w/run/new-scifact/s.sock recall -k 10" -pid "new=$(cat "$w/run/new-scifact/pid")" \
+	${FLOOR:+-side "floor=$FLOOR"}
 stopall
 
 cd "$w"
@@ -88,3 +90,4 @@ has bench && for r in $(seq "$runs"); do for side in old new; do
 	"${pin[@]}" "$w/$side/memory.test" -test.run '^$' -test.bench 'Recall100k$|HybridRecall$' -test.benchtime 2000x -test.benchmem |
 		grep ^Benchmark
 done; done
+true
