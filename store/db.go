@@ -95,7 +95,25 @@ type DB struct {
 	// restored and restoreErr say what syncRegistrations found at open.
 	restored   []Folder
 	restoreErr error
+	// upgrade is what Open did to a store of an older schema; nil when it
+	// rebuilt nothing.
+	upgrade *Upgrade
 }
+
+// Upgrade says what Open did to a store whose index an older memd wrote:
+// it rebuilt the index in this schema, then compacted the file, since the
+// pages the old index held would otherwise keep the file at its old size.
+type Upgrade struct {
+	From          uint64 // the schema the store had
+	Before, After int64  // the file's size before and after the compaction
+	// CompactErr is why the compaction failed (a full disk, say); the
+	// store is sound without it, and `memctl compact` tries again.
+	CompactErr error
+}
+
+// Upgraded is what Open did to a store of an older schema, nil when the
+// store needed nothing.
+func (db *DB) Upgraded() *Upgrade { return db.upgrade }
 
 // Open opens or creates the store at path, creating its folder (0700). It
 // refuses a file written by a newer memd with ErrNewerSchema, a file held
@@ -175,6 +193,7 @@ func (db *DB) migrate() error {
 		return nil
 	}
 	var lexicon bool // a schema 2 lexical index to rebuild (migrate.go)
+	var from uint64
 	err := db.update(func(tx *bolt.Tx) error {
 		for _, name := range bucketNames {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -200,7 +219,8 @@ func (db *DB) migrate() error {
 				return err
 			}
 		}
-		if lexicon = binary.BigEndian.Uint64(v) < 3 && tx.Bucket(legacyChunkTerms) != nil; lexicon {
+		from = binary.BigEndian.Uint64(v)
+		if lexicon = from < 3 && tx.Bucket(legacyChunkTerms) != nil; lexicon {
 			return nil // the version changes with the rebuilt index's last step
 		}
 		if binary.BigEndian.Uint64(v) < SchemaVersion {
@@ -211,7 +231,12 @@ func (db *DB) migrate() error {
 	if err != nil || !lexicon {
 		return err
 	}
-	return db.migrateLexicon()
+	if err := db.migrateLexicon(); err != nil {
+		return err
+	}
+	db.upgrade = &Upgrade{From: from}
+	db.upgrade.Before, db.upgrade.After, db.upgrade.CompactErr = db.Compact()
+	return nil
 }
 
 // Path is the file the store lives in.

@@ -92,7 +92,17 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 	if db, err = Open(path, Options{NoSync: true}); err != nil {
 		t.Fatal(err)
 	}
+	if u := db.Upgraded(); u == nil || u.From != 2 || u.CompactErr != nil || u.After <= 0 || u.After > u.Before || u.After != db.Size() {
+		t.Errorf("Upgraded after the migration: %+v (file %d bytes)", u, db.Size())
+	}
+	db.Close()
+	if db, err = Open(path, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
 	defer db.Close()
+	if u := db.Upgraded(); u != nil {
+		t.Errorf("Upgraded on the open after the migration: %+v", u)
+	}
 	for term, w := range want {
 		if got := postings(t, db, term); !slices.Equal(got, w) {
 			t.Errorf("postings of %q after migration:\n%v\nwant\n%v", term, got, w)

@@ -158,6 +158,14 @@ func openStore(ctx context.Context, data string, fullCheckMaxBytes int64, log *s
 	if err != nil {
 		return nil, err
 	}
+	if u := db.Upgraded(); u != nil {
+		if u.CompactErr != nil {
+			log.Warn("upgraded the store's index; compacting the file failed, so it keeps its old size until `memctl compact` succeeds",
+				"from_schema", u.From, "err", u.CompactErr)
+		} else {
+			log.Info("upgraded the store's index and compacted the file", "from_schema", u.From, "bytes_before", u.Before, "bytes_after", u.After)
+		}
+	}
 	restored, rerr := db.Restored()
 	if rerr != nil {
 		log.Warn("the registered folders kept beside the store could not be read; register your folders again with memctl add", "err", rerr)
