@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -312,36 +313,12 @@ func (sv *tools) mcpAddFolder(ctx context.Context, _ *mcp.CallToolRequest, in fo
 		return nil, memd.FolderStatus{}, err
 	}
 	// The daemon's answer to a registration does not count the notes it
-	// already holds; its folder list does.
-	now, err := c.Folders(ctx)
-	if err != nil {
-		return nil, memd.FolderStatus{}, err
+	// already holds; its folder list from before does.
+	if i := slices.IndexFunc(before, func(g memd.FolderStatus) bool { return g.Path == f.Path }); i >= 0 {
+		f = before[i]
+		return textResult(fmt.Sprintf("%s was already registered: %d notes indexed, %s", f.Path, f.Notes, watchWord(f.Watching))), f, nil
 	}
-	f = folderIn(now, f)
-	text := fmt.Sprintf("added %s; memd indexes it in the background (the status tool shows what is pending)", f.Path)
-	if registered(before, f.Path) {
-		text = fmt.Sprintf("%s was already registered: %d notes indexed, %s", f.Path, f.Notes, watchWord(f.Watching))
-	}
-	return textResult(text), f, nil
-}
-
-// folderIn returns the entry of list for f's path, else f.
-func folderIn(list []memd.FolderStatus, f memd.FolderStatus) memd.FolderStatus {
-	for _, g := range list {
-		if g.Path == f.Path {
-			return g
-		}
-	}
-	return f
-}
-
-func registered(list []memd.FolderStatus, path string) bool {
-	for _, g := range list {
-		if g.Path == path {
-			return true
-		}
-	}
-	return false
+	return textResult(fmt.Sprintf("added %s; memd indexes it in the background (the status tool shows what is pending)", f.Path)), f, nil
 }
 
 func watchWord(watching bool) string {
