@@ -237,6 +237,12 @@ func TestMCPAddFolderForget(t *testing.T) {
 	if f.Path != dir || !f.Watching {
 		t.Errorf("folder %+v", f)
 	}
+	// Added again, it is said to be registered already, with the
+	// daemon's counts of it.
+	res := ag.call(t, "add_folder", map[string]any{"path": dir})
+	if want := dir + " was already registered: 0 notes indexed, watched for changes"; text(res) != want {
+		t.Errorf("add_folder again: %q, want %q", text(res), want)
+	}
 	var rm memd.Removed
 	structured(t, ag.call(t, "forget", map[string]any{"path": "/n/garden.md"}), &rm)
 	svc.Mu.Lock()
