@@ -137,6 +137,14 @@ func topTwoGap(t *testing.T, path string, toks []int32) float64 {
 // compareGreedy checks batched output against solo output token for
 // token, allowing a divergence only where the solo run's top two logits
 // were within 1e-3, and logging it.
+// nearTie is the gap between the two best logits under which a batched
+// and a solo decode may pick differently: llama.cpp sums a row's products
+// in another order when the batch holds other rows, which moves a logit of
+// the test model by a few thousandths (a flip at a gap of 0.0016 was seen
+// under CI's load). A batching bug (a row reading another's KV cells or
+// positions) changes logits by far more than this.
+const nearTie = 5e-3
+
 func compareGreedy(t *testing.T, path string, prompt, solo, batched []int32) {
 	t.Helper()
 	for k := range min(len(solo), len(batched)) {
@@ -145,7 +153,7 @@ func compareGreedy(t *testing.T, path string, prompt, solo, batched []int32) {
 		}
 		ctx := append(slices.Clone(prompt), solo[:k]...)
 		gap := topTwoGap(t, path, ctx)
-		if gap > 1e-3 {
+		if gap > nearTie {
 			t.Errorf("prompt %v: token %d is %d batched, %d alone; top-2 gap %.3g is no tie", prompt, k, batched[k], solo[k], gap)
 			return
 		}
