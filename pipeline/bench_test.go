@@ -52,6 +52,16 @@ func BenchmarkIndexGenerated(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexDir indexes the folder MEMD_BENCH_DIR (SciFact's notes,
+// say) in batches of the daemon's default size; skipped when unset.
+func BenchmarkIndexDir(b *testing.B) {
+	dir := os.Getenv("MEMD_BENCH_DIR")
+	if dir == "" {
+		b.Skip("MEMD_BENCH_DIR is not set")
+	}
+	benchIndex(b, dir, defaultBatchNotes)
+}
+
 func benchIndex(b *testing.B, dir string, batch int) {
 	files, size := corpusSize(b, dir)
 	cfg := testConfig()

@@ -35,6 +35,9 @@ type batchWorker struct {
 
 	preparers []*preparer  // owned by run's goroutine
 	released  atomic.Int64 // idle releases so far
+	// gcBefore is the collector's percent (GOGC) the worker found when it
+	// raised it for a burst of work (bulkGC), -1 when it has not.
+	gcBefore int
 	// What the last batch's commit did beyond writing its outcomes: notes
 	// it queued again (boilerplate's settle), and whether it fell back to
 	// committing them one by one.
@@ -82,6 +85,8 @@ type batchHost interface {
 // run drains the job queue in batches until ctx is done.
 func (bw *batchWorker) run(ctx context.Context) {
 	defer bw.dropAhead()
+	bw.gcBefore = -1
+	defer bw.restoreGC()
 	failures := 0
 	release := time.NewTimer(idleRelease)
 	release.Stop()
@@ -129,9 +134,40 @@ const idleRelease = time.Second
 // collection.
 func (bw *batchWorker) release() {
 	bw.preparers = nil
+	bw.restoreGC()
 	runtime.GC()
 	debug.FreeOSMemory()
 	bw.released.Add(1)
+}
+
+// bulkGC is the collector's percent (GOGC) while the worker has work, from
+// its first batch to its idle release. A bulk add allocates tens of bytes
+// for each byte of Markdown and keeps little of it; at Go's default of 100
+// the collector ran every few MB of a small vault's heap and took 15-20% of
+// indexing's CPU. Peak memory grows with it (measured in BENCHMARKS.md,
+// section "Bulk indexing's commit and GC"); the idle release collects and
+// returns it.
+const bulkGC = 400
+
+// raiseGC sets the collector's percent to bulkGC for a burst of work,
+// unless it is already that high or off (GOGC=off).
+func (bw *batchWorker) raiseGC() {
+	if bw.gcBefore >= 0 {
+		return
+	}
+	if before := debug.SetGCPercent(bulkGC); before < 0 || before >= bulkGC {
+		debug.SetGCPercent(before)
+	} else {
+		bw.gcBefore = before
+	}
+}
+
+// restoreGC puts back the collector's percent raiseGC found.
+func (bw *batchWorker) restoreGC() {
+	if bw.gcBefore >= 0 {
+		debug.SetGCPercent(bw.gcBefore)
+		bw.gcBefore = -1
+	}
 }
 
 // runBatch commits a batch of up to BatchNotes jobs, prepared outside any
@@ -153,6 +189,7 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 	if err != nil || b.read == 0 {
 		return 0, false, err
 	}
+	bw.raiseGC()
 	if ctx.Err() != nil {
 		bw.closeBatch(b.window, nil)
 		return b.read, false, nil // jobs stay queued for the next start
@@ -239,14 +276,9 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batc
 	var jobs []store.Job
 	skips := map[string]store.Skip{}
 	err := bw.db.View(func(tx *store.Tx) error {
-		queued, err := tx.Jobs(bw.cfg.BatchNotes + len(committing))
-		if err != nil {
+		var err error
+		if jobs, err = tx.JobsExcept(bw.cfg.BatchNotes, skip); err != nil {
 			return err
-		}
-		for _, j := range queued {
-			if !skip[j.Seq] && len(jobs) < bw.cfg.BatchNotes {
-				jobs = append(jobs, j)
-			}
 		}
 		for _, j := range jobs {
 			if s, err := tx.Skip(j.Path); err == nil {

@@ -90,11 +90,11 @@ func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 // transaction commits (resolveAdded), and records its length. The
 // record is the chunk's distinct term ids ascending, each as a uvarint
 // gap and its frequency: a delete needs no more, since the chunk's length
-// is kept in its span's lengths.
+// is kept in its span's lengths. It keeps terms until then, not a copy.
 func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	e := t.edits()
 	e.addedAt[id] = len(e.added)
-	e.added = append(e.added, addedChunk{id: id, terms: slices.Clone(terms)})
+	e.added = append(e.added, addedChunk{id: id, terms: terms})
 	e.setLength(id, termsLength(terms))
 	if len(terms) == 0 {
 		return t.bucket(bucketChunkTerms).Put(u64key(id), nil)
@@ -102,26 +102,26 @@ func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
 	return nil
 }
 
-// termFreqID is a term of a chunk, by id, and its frequency there.
-type termFreqID struct {
-	id   uint32
-	freq uint32
-}
+// packTermFreq is a term of a chunk, by id, and its frequency there, in
+// one word that sorts by id: a chunk's terms sort as plain integers, about
+// three times faster than a comparison function over pairs.
+func packTermFreq(id, freq uint32) uint64 { return uint64(id)<<32 | uint64(freq) }
 
-// encodeTermIDs is a chunk term record: terms by id ascending, a term
-// listed twice counted once with the sum of its frequencies.
-func encodeTermIDs(terms []termFreqID) []byte {
-	slices.SortFunc(terms, func(a, b termFreqID) int { return compareU64(uint64(a.id), uint64(b.id)) })
+// encodeTermIDs is a chunk term record of terms (packTermFreq): terms by
+// id ascending, a term listed twice counted once with the sum of its
+// frequencies.
+func encodeTermIDs(terms []uint64) []byte {
+	slices.Sort(terms)
 	buf := make([]byte, 0, 3*len(terms))
 	prev := uint32(0)
-	for i, tf := range terms {
-		if i+1 < len(terms) && terms[i+1].id == tf.id {
-			terms[i+1].freq += tf.freq
-			continue
+	for i := 0; i < len(terms); {
+		id, freq := uint32(terms[i]>>32), uint32(terms[i])
+		for i++; i < len(terms) && uint32(terms[i]>>32) == id; i++ {
+			freq += uint32(terms[i])
 		}
-		buf = binary.AppendUvarint(buf, uint64(tf.id-prev))
-		buf = binary.AppendUvarint(buf, uint64(tf.freq))
-		prev = tf.id
+		buf = binary.AppendUvarint(buf, uint64(id-prev))
+		buf = binary.AppendUvarint(buf, uint64(freq))
+		prev = id
 	}
 	return buf
 }

@@ -48,10 +48,18 @@ func (t *Tx) putJob(j *Job) error {
 }
 
 // Jobs returns up to limit queued jobs, oldest first.
-func (t *Tx) Jobs(limit int) ([]Job, error) {
+func (t *Tx) Jobs(limit int) ([]Job, error) { return t.JobsExcept(limit, nil) }
+
+// JobsExcept returns up to limit queued jobs, oldest first, leaving out
+// those whose Seq is in skip without decoding them: the batch read ahead
+// skips the batch being committed, as many jobs again as it reads.
+func (t *Tx) JobsExcept(limit int, skip map[uint64]bool) ([]Job, error) {
 	var out []Job
 	c := t.bucket(bucketJobs).Cursor()
 	for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
+		if len(skip) > 0 && len(k) == 8 && skip[binary.BigEndian.Uint64(k)] {
+			continue
+		}
 		var j Job
 		if err := json.Unmarshal(v, &j); err != nil {
 			return nil, fmt.Errorf("job %d: %w", binary.BigEndian.Uint64(k), err)

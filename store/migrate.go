@@ -93,7 +93,7 @@ func migrateSpan(btx *bolt.Tx, from []byte) ([]byte, error) {
 		if id>>blockShift != span {
 			break
 		}
-		terms = terms[:0]
+		terms = nil // the transaction keeps each chunk's terms (addChunkTerms)
 		r := recordReader{b: v}
 		for len(r.b) > 0 {
 			terms = append(terms, TermFreq{Term: r.str(), Freq: uint32(r.uint())})

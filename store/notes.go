@@ -29,7 +29,8 @@ type Note struct {
 // PutNote replaces everything stored of n.Path (note, chunks, postings) with
 // n and chunks, in this transaction, and returns the note it replaced (nil
 // if none). Chunk ids are assigned here and written back into n.Chunks and
-// each chunk.
+// each chunk. The transaction keeps each chunk's Terms until it commits:
+// the caller must not change them before.
 func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 	if replaced, err = t.DeleteNote(n.Path); err != nil {
 		return nil, err

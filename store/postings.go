@@ -153,7 +153,7 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 		lists[i] = all[at : at : int(n)+at]
 		at += int(n)
 	}
-	var rec []termFreqID
+	var rec []uint64
 	for _, c := range e.added {
 		if c.terms == nil {
 			continue
@@ -161,7 +161,7 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 		rec = rec[:0]
 		for j, tf := range c.terms {
 			li := occ[j]
-			rec = append(rec, termFreqID{ids[li], tf.Freq})
+			rec = append(rec, packTermFreq(ids[li], tf.Freq))
 			lists[li] = append(lists[li], Posting{Chunk: c.id, Freq: tf.Freq})
 		}
 		occ = occ[len(c.terms):]
