@@ -129,11 +129,12 @@ const idleRelease = time.Second
 // indexing leaves tens of MB of heap behind: the preparers' analyzer word
 // caches (MBs each; the next burst builds new ones), bbolt's page buffers
 // in a sync.Pool (freed by the second collection, the first moves them to
-// the pool's victim cache) and the garbage of the last batch, which an
-// idle daemon would otherwise keep until the runtime's two-minute
-// collection.
+// the pool's victim cache), the store's term ids (DB.ReleaseCaches) and
+// the garbage of the last batch, which an idle daemon would otherwise keep
+// until the runtime's two-minute collection.
 func (bw *batchWorker) release() {
 	bw.preparers = nil
+	bw.db.ReleaseCaches()
 	bw.restoreGC()
 	runtime.GC()
 	debug.FreeOSMemory()

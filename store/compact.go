@@ -65,6 +65,7 @@ var afterCompactStep func(compactStep)
 func (db *DB) Compact() (before, after int64, err error) {
 	db.writes.Lock()
 	defer db.writes.Unlock()
+	db.terms = termCache{} // the copy keeps the ids; the cache need not outlive the file
 	before = db.Size()
 	tmp := compactPath(db.path)
 	os.Remove(tmp)

@@ -12,7 +12,13 @@ const (
 	counterEnrich = "count.enrich"
 )
 
+// counter is a counter's value as this transaction sees it, its own
+// changes included.
 func (t *Tx) counter(name string) int64 {
+	return max(t.storedCounter(name)+t.counterDeltas[name], 0)
+}
+
+func (t *Tx) storedCounter(name string) int64 {
 	v := t.bucket(bucketMeta).Get([]byte(name))
 	if len(v) != 8 {
 		return 0
@@ -20,15 +26,34 @@ func (t *Tx) counter(name string) int64 {
 	return int64(binary.BigEndian.Uint64(v))
 }
 
-func (t *Tx) addCounter(name string, delta int64) error {
+// addCounter changes a counter when the transaction commits
+// (flushCounters): a batch changes the same few counters several times a
+// note, and a Get and a Put each time were as many bbolt operations as
+// the note's own records.
+func (t *Tx) addCounter(name string, delta int64) {
 	if delta == 0 {
-		return nil
+		return
 	}
-	n := t.counter(name) + delta
-	if n < 0 {
-		n = 0
+	if t.counterDeltas == nil {
+		t.counterDeltas = map[string]int64{}
 	}
-	return t.bucket(bucketMeta).Put([]byte(name), binary.BigEndian.AppendUint64(nil, uint64(n)))
+	t.counterDeltas[name] += delta
+}
+
+// flushCounters writes each counter the transaction changed, once; a
+// counter never goes below zero.
+func (t *Tx) flushCounters() error {
+	for name, delta := range t.counterDeltas {
+		if delta == 0 {
+			continue
+		}
+		n := uint64(t.counter(name))
+		if err := t.bucket(bucketMeta).Put([]byte(name), binary.BigEndian.AppendUint64(nil, n)); err != nil {
+			return err
+		}
+	}
+	t.counterDeltas = nil
+	return nil
 }
 
 // Counts are the store's totals, read in O(1).

@@ -98,6 +98,9 @@ type DB struct {
 	// upgrade is what Open did to a store of an older schema; nil when it
 	// rebuilt nothing.
 	upgrade *Upgrade
+	// terms are term ids the lexicon held at the last commits, under
+	// writes (termcache.go).
+	terms termCache
 }
 
 // Upgrade says what Open did to a store whose index an older memd wrote:
@@ -276,7 +279,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 func (db *DB) Update(fn func(*Tx) error) error {
 	var foldersChanged bool
 	err := db.update(func(tx *bolt.Tx) error {
-		t := &Tx{tx: tx}
+		t := &Tx{tx: tx, terms: &db.terms}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -284,7 +287,10 @@ func (db *DB) Update(fn func(*Tx) error) error {
 		if err := t.flushBlocks(); err != nil {
 			return err
 		}
-		return t.flushPostings()
+		if err := t.flushPostings(); err != nil {
+			return err
+		}
+		return t.flushCounters()
 	})
 	if err == nil && foldersChanged {
 		err = db.keepRegistrations()
@@ -332,7 +338,9 @@ func (db *DB) DamageErr() error {
 // returns.
 type Tx struct {
 	tx             *bolt.Tx
+	terms          *termCache // a write transaction's; nil where a lexicon is rebuilt
 	postings       *postingEdits
+	counterDeltas  map[string]int64 // counter changes not yet written (counters.go)
 	foldersChanged bool
 	blockDeltas    map[string]map[uint64]int         // folder → block → count change not yet written (blocks.go)
 	blockChanges   map[string]map[uint64]countChange // folder → block → count this transaction changed (blocks.go)

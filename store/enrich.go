@@ -16,7 +16,8 @@ func (t *Tx) QueueEnrich(path string) error {
 	if err := b.Put([]byte(path), enrichMark); err != nil {
 		return err
 	}
-	return t.addCounter(counterEnrich, 1)
+	t.addCounter(counterEnrich, 1)
+	return nil
 }
 
 // EnrichQueue returns up to limit queued paths, in path order, from after
@@ -48,7 +49,8 @@ func (t *Tx) FinishEnrich(path string) error {
 	if err := b.Delete([]byte(path)); err != nil {
 		return err
 	}
-	return t.addCounter(counterEnrich, -1)
+	t.addCounter(counterEnrich, -1)
+	return nil
 }
 
 func (t *Tx) moveEnrich(from, to string) error {

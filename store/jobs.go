@@ -36,7 +36,8 @@ func (t *Tx) EnqueueJob(path, folder string) error {
 	if err := paths.Put([]byte(path), u64key(seq)); err != nil {
 		return err
 	}
-	return t.addCounter(counterJobs, 1)
+	t.addCounter(counterJobs, 1)
+	return nil
 }
 
 func (t *Tx) putJob(j *Job) error {
@@ -86,7 +87,8 @@ func (t *Tx) RetryJob(j Job) error {
 	if err := t.bucket(bucketJobPaths).Put([]byte(j.Path), u64key(seq)); err != nil {
 		return err
 	}
-	return t.addCounter(counterJobs, 1)
+	t.addCounter(counterJobs, 1)
+	return nil
 }
 
 // FinishJob removes j from the queue. A job for the same path queued after j
@@ -105,7 +107,8 @@ func (t *Tx) FinishJob(j Job) error {
 			return err
 		}
 	}
-	return t.addCounter(counterJobs, -1)
+	t.addCounter(counterJobs, -1)
+	return nil
 }
 
 // DeleteJobsUnder drops queued jobs for paths under prefix (a folder that was

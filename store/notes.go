@@ -57,13 +57,10 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 	if err := t.putNoteRecord(n); err != nil {
 		return nil, err
 	}
-	if err := t.addCounter(counterNotes, 1); err != nil {
-		return nil, err
-	}
-	if err := t.addCounter(counterChunks, int64(len(chunks))); err != nil {
-		return nil, err
-	}
-	return replaced, t.addCounter(counterLength, length)
+	t.addCounter(counterNotes, 1)
+	t.addCounter(counterChunks, int64(len(chunks)))
+	t.addCounter(counterLength, length)
+	return replaced, nil
 }
 
 func (t *Tx) putNoteRecord(n *Note) error {
@@ -189,13 +186,10 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	if err := t.FinishEnrich(key); err != nil {
 		return err
 	}
-	if err := t.addCounter(counterNotes, -1); err != nil {
-		return err
-	}
-	if err := t.addCounter(counterChunks, -int64(len(n.Chunks))); err != nil {
-		return err
-	}
-	return t.addCounter(counterLength, -length)
+	t.addCounter(counterNotes, -1)
+	t.addCounter(counterChunks, -int64(len(n.Chunks)))
+	t.addCounter(counterLength, -length)
+	return nil
 }
 
 // MoveNote moves old, the note stored at old.Path as read in this

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -113,41 +114,69 @@ func (e *postingEdits) setLength(chunk uint64, length uint32) {
 
 // resolveAdded gives every term of the chunks added in this transaction
 // its id, new terms the next ones, writes each added chunk's term record
-// and queues its postings. Terms are looked up in sorted order: by a walk
-// of the whole dictionary when the transaction holds many terms (a bulk
-// index, where a lookup per term cost more than the rest of the write),
-// else one Get each; new terms are written in order too. Each term
-// occurrence is hashed once, into a local index, and postings are
-// gathered per term before they are queued per block: a map operation
-// per posting was most of a bulk commit's lexical work.
+// and queues its postings. Each term occurrence is hashed once: into the
+// term cache, and for a term the cache lacks into a local index. Terms
+// the cache lacks are looked up in sorted order: by a walk of the whole
+// dictionary when the transaction holds many (a bulk index, where a
+// lookup per term cost more than the rest of the write), else one Get
+// each; new terms are written in order too. Postings are gathered per
+// term before they are queued per block: a map operation per posting was
+// most of a bulk commit's lexical work.
 func (t *Tx) resolveAdded(e *postingEdits) error {
-	local := map[string]int32{}
-	var terms []string
+	cache := t.terms
+	if cache == nil {
+		cache = &termCache{} // a lexicon being rebuilt: nothing is known
+	}
+	cache.resolves++
+	missed := map[string]int32{} // terms the cache lacks → local index
+	var missTerms []string
+	var missLocal []int32
+	var ids []uint32   // by local index; 0 until a missed term is resolved
 	var occ []int32    // each added term's local index, in the order of e.added
 	var counts []int32 // postings per local index
+	n := 0
+	for _, c := range e.added {
+		n += len(c.terms)
+	}
+	occ = make([]int32, 0, n)
 	for _, c := range e.added {
 		for _, tf := range c.terms {
-			i, ok := local[tf.Term]
-			if !ok {
-				i = int32(len(terms))
-				local[tf.Term] = i
-				terms = append(terms, tf.Term)
-				counts = append(counts, 0)
+			var i int32
+			if ci, ok := cache.index[tf.Term]; ok {
+				en := &cache.entries[ci]
+				if en.resolve != cache.resolves {
+					en.resolve, en.local = cache.resolves, int32(len(ids))
+					ids, counts = append(ids, en.id), append(counts, 0)
+				}
+				i = en.local
+			} else if i, ok = missed[tf.Term]; !ok {
+				i = int32(len(ids))
+				missed[tf.Term] = i
+				missTerms, missLocal = append(missTerms, tf.Term), append(missLocal, i)
+				ids, counts = append(ids, 0), append(counts, 0)
 			}
 			occ = append(occ, i)
 			counts[i]++
 		}
 	}
-	if len(terms) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	ids, err := t.termIDs(terms, local)
-	if err != nil {
-		return err
+	if len(missTerms) > 0 {
+		missIDs, err := t.termIDs(missTerms)
+		if err != nil {
+			return err
+		}
+		for j, id := range missIDs {
+			ids[missLocal[j]] = id
+		}
+		if t.terms != nil {
+			t.tx.OnCommit(func() { t.terms.learn(missTerms, missIDs) })
+		}
 	}
 	// One array holds every term's postings, each term's run cut from it.
 	all := make([]Posting, len(occ))
-	lists := make([][]Posting, len(terms))
+	lists := make([][]Posting, len(ids))
 	at := 0
 	for i, n := range counts {
 		lists[i] = all[at : at : int(n)+at]
@@ -189,14 +218,16 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 	return nil
 }
 
-// termIDs returns the id of each of terms (local maps each to its index),
-// giving new terms the next ids.
-func (t *Tx) termIDs(terms []string, local map[string]int32) ([]uint32, error) {
-	sorted := slices.Clone(terms)
-	slices.Sort(sorted)
+// termIDs returns the id of each of terms, giving new terms the next ids.
+func (t *Tx) termIDs(terms []string) ([]uint32, error) {
+	order := make([]int32, len(terms)) // terms' indexes in term order
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
 	b := t.bucket(bucketTerms)
 	ids := make([]uint32, len(terms))
-	if err := lookupTerms(b, sorted, func(term string, id uint32) { ids[local[term]] = id }); err != nil {
+	if err := lookupTerms(b, terms, order, func(i int32, id uint32) { ids[i] = id }); err != nil {
 		return nil, err
 	}
 	// New ids go in order of first sight, so a chunk's common terms have
@@ -224,9 +255,9 @@ func (t *Tx) termIDs(terms []string, local map[string]int32) ([]uint32, error) {
 		// when the transaction commits, by the fill percent it has then.
 		b.FillPercent = 0.9
 	}
-	for _, term := range sorted {
-		if i := local[term]; isNew[i] {
-			if err := b.Put([]byte(term), binary.AppendUvarint(nil, uint64(ids[i]))); err != nil {
+	for _, i := range order {
+		if isNew[i] {
+			if err := b.Put([]byte(terms[i]), binary.AppendUvarint(nil, uint64(ids[i]))); err != nil {
 				return nil, err
 			}
 		}
@@ -242,26 +273,28 @@ func (t *Tx) termIDs(terms []string, local map[string]int32) ([]uint32, error) {
 	return ids, nil
 }
 
-// lookupTerms calls found with the id of each of terms (sorted) that the
-// dictionary b holds.
-func lookupTerms(b *bolt.Bucket, terms []string, found func(term string, id uint32)) error {
+// lookupTerms calls found with the index and id of each of terms that the
+// dictionary b holds, visiting them in order (their indexes in term
+// order).
+func lookupTerms(b *bolt.Bucket, terms []string, order []int32, found func(i int32, id uint32)) error {
 	// A walk reads every key of the dictionary; a Get costs a few
 	// descents of the tree. Walk when the terms are a good share of it.
 	if uint64(len(terms))*16 < b.Sequence() {
-		for _, term := range terms {
-			id, ok, err := readTermID(b.Get([]byte(term)))
+		for _, i := range order {
+			id, ok, err := readTermID(b.Get([]byte(terms[i])))
 			if err != nil {
-				return fmt.Errorf("term %q: %w", term, err)
+				return fmt.Errorf("term %q: %w", terms[i], err)
 			}
 			if ok {
-				found(term, id)
+				found(i, id)
 			}
 		}
 		return nil
 	}
 	c := b.Cursor()
 	k, v := c.First()
-	for _, term := range terms {
+	for _, i := range order {
+		term := terms[i]
 		for k != nil && string(k) < term {
 			k, v = c.Next()
 		}
@@ -273,7 +306,7 @@ func lookupTerms(b *bolt.Bucket, terms []string, found func(term string, id uint
 			if err != nil {
 				return fmt.Errorf("term %q: %w", term, err)
 			}
-			found(term, id)
+			found(i, id)
 		}
 	}
 	return nil

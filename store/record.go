@@ -237,14 +237,18 @@ func openRecord(v []byte, jsonDst any, form byte) (r recordReader, binary bool, 
 	return recordReader{b: v[1:]}, true, nil
 }
 
+// encodeChunk compresses the chunk's text into the record's own spare
+// room, past the fields before it and room for its length, so a chunk
+// costs one allocation rather than a copy of the text, the compressed
+// text and the record (a tenth of a bulk add's allocation).
 func encodeChunk(c *Chunk) []byte {
-	w := recordWriter{b: make([]byte, 0, 64+len(c.Path)+len(c.Folder)+len(c.Title)+len(c.Text)+len(c.Summary))}
-	text := []byte(c.Text)
-	form := byte(recordBinary)
-	if packed := s2.EncodeBetter(nil, text); len(packed) <= len(text)-len(text)/16 {
-		text, form = packed, recordChunkS2
+	text := unsafe.Slice(unsafe.StringData(c.Text), len(c.Text)) // s2 only reads it
+	size := 64 + len(c.Path) + len(c.Folder) + len(c.Title) + len(c.Summary) + max(s2.MaxEncodedLen(len(text)), len(text))
+	for _, h := range c.Heading {
+		size += len(h) + 2
 	}
-	w.b = append(w.b, form)
+	w := recordWriter{b: make([]byte, 1, size)}
+	w.b[0] = recordBinary
 	w.uint(c.ID)
 	w.str(c.Path)
 	w.str(c.Folder)
@@ -253,8 +257,18 @@ func encodeChunk(c *Chunk) []byte {
 	w.uint(uint64(c.EndLine))
 	w.strs(c.Heading)
 	w.str(c.Title)
-	w.uint(uint64(len(text)))
-	w.b = append(w.b, text...)
+	var spare []byte
+	if at := len(w.b) + binary.MaxVarintLen64; at < cap(w.b) {
+		spare = w.b[at:cap(w.b)]
+	}
+	if packed := s2.EncodeBetter(spare, text); len(packed) <= len(text)-len(text)/16 {
+		w.b[0] = recordChunkS2
+		w.uint(uint64(len(packed)))
+		w.b = append(w.b, packed...) // moves packed down to just after its length
+	} else {
+		w.uint(uint64(len(text)))
+		w.b = append(w.b, text...)
+	}
 	w.str(c.Summary)
 	return w.b
 }

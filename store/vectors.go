@@ -100,7 +100,8 @@ func (t *Tx) PutVector(fingerprint string, chunk uint64, v []float32) error {
 	if existed {
 		return nil
 	}
-	return t.addCounter(counterVectorsPrefix+fingerprint, 1)
+	t.addCounter(counterVectorsPrefix+fingerprint, 1)
+	return nil
 }
 
 // DeleteVector removes chunk's vector under fingerprint; a missing one is not
@@ -117,7 +118,8 @@ func (t *Tx) DeleteVector(fingerprint string, chunk uint64) error {
 	if err := b.Delete(key); err != nil {
 		return fmt.Errorf("delete vector of chunk %d: %w", chunk, err)
 	}
-	return t.addCounter(counterVectorsPrefix+fingerprint, -1)
+	t.addCounter(counterVectorsPrefix+fingerprint, -1)
+	return nil
 }
 
 // deleteVectorsOf removes chunk's vector under each of fps (the store's
@@ -181,6 +183,7 @@ func (t *Tx) DropVectors(fingerprint string) error {
 	if err := t.bucket(bucketVectors).DeleteBucket([]byte(fingerprint)); err != nil {
 		return fmt.Errorf("drop vectors %s: %w", fingerprint, err)
 	}
+	delete(t.counterDeltas, counterVectorsPrefix+fingerprint)
 	return t.bucket(bucketMeta).Delete([]byte(counterVectorsPrefix + fingerprint))
 }
 
