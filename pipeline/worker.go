@@ -36,7 +36,10 @@ type batchWorker struct {
 	preparers []*preparer  // owned by run's goroutine
 	released  atomic.Int64 // idle releases so far
 	// gcBefore is the collector's percent (GOGC) the worker found when it
-	// raised it for a burst of work (bulkGC), -1 when it has not.
+	// raised it for a burst of work (bulkGC), if gcRaised; under gcMu, as
+	// a batch read ahead may raise it.
+	gcMu     sync.Mutex
+	gcRaised bool
 	gcBefore int
 	// What the last batch's commit did beyond writing its outcomes: notes
 	// it queued again (boilerplate's settle), and whether it fell back to
@@ -85,7 +88,6 @@ type batchHost interface {
 // run drains the job queue in batches until ctx is done.
 func (bw *batchWorker) run(ctx context.Context) {
 	defer bw.dropAhead()
-	bw.gcBefore = -1
 	defer bw.restoreGC()
 	failures := 0
 	release := time.NewTimer(idleRelease)
@@ -153,21 +155,25 @@ const bulkGC = 400
 // raiseGC sets the collector's percent to bulkGC for a burst of work,
 // unless it is already that high or off (GOGC=off).
 func (bw *batchWorker) raiseGC() {
-	if bw.gcBefore >= 0 {
+	bw.gcMu.Lock()
+	defer bw.gcMu.Unlock()
+	if bw.gcRaised {
 		return
 	}
 	if before := debug.SetGCPercent(bulkGC); before < 0 || before >= bulkGC {
 		debug.SetGCPercent(before)
 	} else {
-		bw.gcBefore = before
+		bw.gcRaised, bw.gcBefore = true, before
 	}
 }
 
 // restoreGC puts back the collector's percent raiseGC found.
 func (bw *batchWorker) restoreGC() {
-	if bw.gcBefore >= 0 {
+	bw.gcMu.Lock()
+	defer bw.gcMu.Unlock()
+	if bw.gcRaised {
 		debug.SetGCPercent(bw.gcBefore)
-		bw.gcBefore = -1
+		bw.gcRaised = false
 	}
 }
 
@@ -190,7 +196,6 @@ func (bw *batchWorker) runBatch(ctx context.Context) (int, bool, error) {
 	if err != nil || b.read == 0 {
 		return 0, false, err
 	}
-	bw.raiseGC()
 	if ctx.Err() != nil {
 		bw.closeBatch(b.window, nil)
 		return b.read, false, nil // jobs stay queued for the next start
@@ -292,6 +297,7 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batc
 		bw.queue.closeBatch(w)
 		return batch{err: err}
 	}
+	bw.raiseGC()
 	return batch{read: len(jobs), outs: bw.prepare(ctx, jobs, skips, committing), window: w}
 }
 

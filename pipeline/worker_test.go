@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 )
 
@@ -140,4 +141,46 @@ func TestIdleWorkerReleasesMemoryAndIndexesAgain(t *testing.T) {
 		t.Errorf("the note indexed after the release has no postings")
 	}
 	waitFor(t, "the second release", func() bool { return ti.worker.released.Load() == 2 })
+}
+
+// gcPercent is the collector's percent (GOGC) now.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// A burst of work runs the collector at bulkGC, and the idle release puts
+// back what the worker found; GOGC=off stays off.
+func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	var bw batchWorker
+	bw.raiseGC()
+	if got := gcPercent(); got != bulkGC {
+		t.Errorf("GOGC %d during a burst, want %d", got, bulkGC)
+	}
+	bw.raiseGC()
+	bw.restoreGC()
+	if got := gcPercent(); got != 150 {
+		t.Errorf("GOGC %d after the burst, want the 150 it found", got)
+	}
+	debug.SetGCPercent(-1)
+	bw.raiseGC()
+	if got := gcPercent(); got != -1 {
+		t.Errorf("GOGC %d during a burst with the collector off, want it off", got)
+	}
+	bw.restoreGC()
+
+	debug.SetGCPercent(150)
+	dir := tempDir(t)
+	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n\nAlpha notes about apricots.\n")
+	ti := startIndexer(t, testConfig())
+	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	ti.waitIdle(t)
+	waitFor(t, "the release", func() bool { return ti.worker.released.Load() == 1 })
+	if got := gcPercent(); got != 150 {
+		t.Errorf("GOGC %d after the idle release, want 150", got)
+	}
 }
