@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -143,27 +144,46 @@ func (bw *batchWorker) release() {
 	bw.released.Add(1)
 }
 
-// bulkGC is the collector's percent (GOGC) while the worker has work, from
-// its first batch to its idle release. A bulk add allocates tens of bytes
-// for each byte of Markdown and keeps little of it; at Go's default of 100
-// the collector ran every few MB of a small vault's heap and took 15-20% of
-// indexing's CPU. Peak memory grows with it (measured in BENCHMARKS.md,
-// section "Bulk indexing's commit and GC"); the idle release collects and
-// returns it.
+// bulkGC is the most the collector's percent (GOGC) is raised to while
+// the worker has work, from a burst's first batch to its idle release. A
+// bulk add allocates tens of bytes for each byte of Markdown and keeps
+// little of it; at Go's default of 100 the collector ran every few MB of a
+// small vault's heap and took 15-20% of indexing's CPU. The idle release
+// collects and gives the memory back.
 const bulkGC = 400
 
-// raiseGC sets the collector's percent to bulkGC for a burst of work,
-// unless it is already that high or off (GOGC=off).
+// bulkHeapGrowth bounds what the raised percent lets the heap grow past
+// its live part before a collection: a large live heap (a store of 100k
+// notes, whose batches and dictionary are larger) gets a lower percent,
+// so peak memory grows by at most about this much (BENCHMARKS.md, section
+// "Bulk indexing's commit and GC").
+const bulkHeapGrowth = 256 << 20
+
+// bulkGCPercent is the collector's percent for a batch over a live heap of
+// live bytes, where the percent found was before: bulkGC or what keeps the
+// heap's growth to bulkHeapGrowth, never below before.
+func bulkGCPercent(live uint64, before int) int {
+	p := bulkHeapGrowth * 100 / max(live, 1)
+	return int(min(max(p, uint64(before)), bulkGC))
+}
+
+// raiseGC sets the collector's percent for the batch just read
+// (bulkGCPercent), unless it is off (GOGC=off) or at bulkGC or above.
 func (bw *batchWorker) raiseGC() {
 	bw.gcMu.Lock()
 	defer bw.gcMu.Unlock()
-	if bw.gcRaised {
-		return
-	}
-	if before := debug.SetGCPercent(bulkGC); before < 0 || before >= bulkGC {
-		debug.SetGCPercent(before)
-	} else {
+	if !bw.gcRaised {
+		before := debug.SetGCPercent(bulkGC)
+		if before < 0 || before >= bulkGC {
+			debug.SetGCPercent(before)
+			return
+		}
 		bw.gcRaised, bw.gcBefore = true, before
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetGCPercent(bulkGCPercent(live[0].Value.Uint64(), bw.gcBefore))
 	}
 }
 

@@ -150,8 +150,28 @@ func gcPercent() int {
 	return p
 }
 
-// A burst of work runs the collector at bulkGC, and the idle release puts
-// back what the worker found; GOGC=off stays off.
+// The raised percent keeps a large live heap's growth to bulkHeapGrowth,
+// and never goes below the percent found nor above bulkGC.
+func TestBulkGCPercent(t *testing.T) {
+	for _, c := range []struct {
+		live         uint64
+		before, want int
+	}{
+		{20 << 20, 100, bulkGC},
+		{128 << 20, 100, 200},
+		{1 << 30, 100, 100},
+		{1 << 30, 150, 150},
+		{0, 100, bulkGC},
+	} {
+		if got := bulkGCPercent(c.live, c.before); got != c.want {
+			t.Errorf("live %d MiB, GOGC %d: %d, want %d", c.live>>20, c.before, got, c.want)
+		}
+	}
+}
+
+// A burst of work raises the collector's percent (the test's heap is
+// small: to bulkGC), and the idle release puts back what the worker found;
+// GOGC=off stays off.
 func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
 	var bw batchWorker
@@ -168,6 +188,12 @@ func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
 	bw.raiseGC()
 	if got := gcPercent(); got != -1 {
 		t.Errorf("GOGC %d during a burst with the collector off, want it off", got)
+	}
+	bw.restoreGC()
+	debug.SetGCPercent(800)
+	bw.raiseGC()
+	if got := gcPercent(); got != 800 {
+		t.Errorf("GOGC %d during a burst, want the 800 it found", got)
 	}
 	bw.restoreGC()
 
