@@ -72,7 +72,6 @@ type postingEdits struct {
 	added []addedChunk
 	// addedAt is each added chunk's index in added.
 	addedAt map[uint64]int
-	adds    map[blockRef][]Posting       // postings to add, once terms have ids
 	removes map[blockRef]map[uint64]bool // chunk ids to remove
 	// lengths: span → chunk offset → the chunk's new length, 0 for a
 	// chunk removed.
@@ -89,7 +88,7 @@ type addedChunk struct {
 func (t *Tx) edits() *postingEdits {
 	if t.postings == nil {
 		t.postings = &postingEdits{
-			addedAt: map[uint64]int{}, adds: map[blockRef][]Posting{},
+			addedAt: map[uint64]int{},
 			removes: map[blockRef]map[uint64]bool{}, lengths: map[uint32]map[uint64]uint32{},
 		}
 	}
@@ -114,15 +113,15 @@ func (e *postingEdits) setLength(chunk uint64, length uint32) {
 
 // resolveAdded gives every term of the chunks added in this transaction
 // its id, new terms the next ones, writes each added chunk's term record
-// and queues its postings. Each term occurrence is hashed once: into the
+// and returns its postings by block, in no order. Each term occurrence is hashed once: into the
 // term cache, and for a term the cache lacks into a local index. Terms
 // the cache lacks are looked up in sorted order: by a walk of the whole
 // dictionary when the transaction holds many (a bulk index, where a
 // lookup per term cost more than the rest of the write), else one Get
 // each; new terms are written in order too. Postings are gathered per
-// term before they are queued per block: a map operation per posting was
+// term before they are cut into blocks: a map operation per posting was
 // most of a bulk commit's lexical work.
-func (t *Tx) resolveAdded(e *postingEdits) error {
+func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	cache := t.terms
 	if cache == nil {
 		cache = &termCache{} // a lexicon being rebuilt: nothing is known
@@ -160,12 +159,12 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	if len(missTerms) > 0 {
 		missIDs, err := t.termIDs(missTerms)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for j, id := range missIDs {
 			ids[missLocal[j]] = id
@@ -195,9 +194,12 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 		}
 		occ = occ[len(c.terms):]
 		if err := t.bucket(bucketChunkTerms).Put(u64key(c.id), encodeTermIDs(rec)); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	// Each term's postings ascend by chunk id, so each span's run is one
+	// block, and no block is named twice.
+	var blocks []blockEdit
 	for li, list := range lists {
 		for len(list) > 0 { // split by span: ids ascend, so each run is one block
 			span := list[0].Chunk >> blockShift
@@ -205,17 +207,19 @@ func (t *Tx) resolveAdded(e *postingEdits) error {
 			for n < len(list) && list[n].Chunk>>blockShift == span {
 				n++
 			}
-			k := refOf(ids[li], list[0].Chunk)
-			if e.adds[k] == nil {
-				e.adds[k] = list[:n:n]
-			} else {
-				e.adds[k] = append(e.adds[k], list[:n]...)
-			}
+			blocks = append(blocks, blockEdit{ref: refOf(ids[li], list[0].Chunk), adds: list[:n:n]})
 			list = list[n:]
 		}
 	}
 	e.added, e.addedAt = nil, map[uint64]int{}
-	return nil
+	return blocks, nil
+}
+
+// blockEdit is one posting block a commit writes: postings to add to it,
+// and those of e.removes[ref] to remove.
+type blockEdit struct {
+	ref  blockRef
+	adds []Posting
 }
 
 // termIDs returns the id of each of terms, giving new terms the next ids.
@@ -343,28 +347,31 @@ func (t *Tx) flushPostings() error {
 		return nil
 	}
 	t.postings = nil
-	if err := t.resolveAdded(e); err != nil {
+	blocks, err := t.resolveAdded(e)
+	if err != nil {
 		return err
 	}
 	if err := t.flushLengths(e.lengths); err != nil {
 		return err
 	}
-	keys := make([]blockRef, 0, len(e.adds)+len(e.removes))
-	for k := range e.adds {
-		keys = append(keys, k)
-	}
-	for k := range e.removes {
-		if _, ok := e.adds[k]; !ok {
-			keys = append(keys, k)
+	if len(e.removes) > 0 {
+		adding := make(map[blockRef]bool, len(blocks))
+		for _, be := range blocks {
+			adding[be.ref] = true
+		}
+		for k := range e.removes {
+			if !adding[k] {
+				blocks = append(blocks, blockEdit{ref: k})
+			}
 		}
 	}
-	slices.SortFunc(keys, compareRefs)
+	slices.SortFunc(blocks, func(a, b blockEdit) int { return compareRefs(a.ref, b.ref) })
 	b := t.bucket(bucketPostings)
 	var list []Posting
-	for _, k := range keys {
+	for _, be := range blocks {
+		k, adds := be.ref, be.adds
 		key := k.key()
 		old := b.Get(key)
-		adds := e.adds[k]
 		if len(e.removes[k]) == 0 && slices.IsSortedFunc(adds, rank.ComparePostings) && (old == nil || adds[0].Chunk > rank.LastID(old, k.base())) {
 			if err := b.Put(key, rank.AppendBlock(old, adds, k.base())); err != nil {
 				return err
