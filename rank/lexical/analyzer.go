@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"math/bits"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -334,6 +335,12 @@ func (a *Analyzer) idOf(term string) uint32 {
 		a.terms = append(a.terms, term)
 	}
 	return id
+}
+
+// reserve sizes the word table and the term ids' map for n words.
+func (a *Analyzer) reserve(n int) {
+	a.ids = make(map[string]uint32, n)
+	a.words.slots = make([]wordSlot, max(minWordSlots, 1<<bits.Len(uint(2*n-1)))) // at most half full
 }
 
 // forget empties the word table and the term ids.
