@@ -48,7 +48,7 @@ func (t *Tx) putChunk(c *Chunk) error {
 
 // Chunk returns the chunk with id, or ErrNotFound.
 func (t *Tx) Chunk(id uint64) (*Chunk, error) {
-	v := t.bucket(bucketChunks).Get(u64key(id))
+	v := t.get(bucketChunks, u64key(id))
 	if v == nil {
 		return nil, fmt.Errorf("chunk %d: %w", id, ErrNotFound)
 	}
@@ -63,7 +63,7 @@ func (t *Tx) Chunk(id uint64) (*Chunk, error) {
 // that field alone, not the chunk's text, for callers that keep or drop a
 // chunk by its note: a recall narrowed to a folder may drop most it ranks.
 func (t *Tx) ChunkPath(id uint64) (string, error) {
-	v := t.bucket(bucketChunks).Get(u64key(id))
+	v := t.get(bucketChunks, u64key(id))
 	if v == nil {
 		return "", fmt.Errorf("chunk %d: %w", id, ErrNotFound)
 	}
@@ -155,7 +155,7 @@ func (t *Tx) deleteChunk(id uint64, fps []string) (uint32, error) {
 		e.added[i].terms = nil
 		delete(e.addedAt, id)
 	}
-	err := decodeTermIDs(t.bucket(bucketChunkTerms).Get(key), func(tid, _ uint32) { e.remove(tid, id) })
+	err := decodeTermIDs(t.get(bucketChunkTerms, key), func(tid, _ uint32) { e.remove(tid, id) })
 	if err != nil {
 		return 0, fmt.Errorf("chunk %d: term record: %w", id, err)
 	}
@@ -180,10 +180,9 @@ func (t *Tx) MaxChunkID() uint64 { return t.bucket(bucketChunks).Sequence() }
 // gone has no terms. Edits made earlier in the same Update are not
 // visible.
 func (t *Tx) ChunkTerms(id uint64, fn func(term string, freq uint32)) error {
-	names := t.bucket(bucketTermNames)
 	var missing uint32
-	err := decodeTermIDs(t.bucket(bucketChunkTerms).Get(u64key(id)), func(tid, freq uint32) {
-		name := names.Get(binary.BigEndian.AppendUint32(nil, tid))
+	err := decodeTermIDs(t.get(bucketChunkTerms, u64key(id)), func(tid, freq uint32) {
+		name := t.get(bucketTermNames, binary.BigEndian.AppendUint32(nil, tid))
 		if name == nil {
 			missing = tid
 			return

@@ -19,7 +19,7 @@ func (t *Tx) counter(name string) int64 {
 }
 
 func (t *Tx) storedCounter(name string) int64 {
-	v := t.bucket(bucketMeta).Get([]byte(name))
+	v := t.get(bucketMeta, []byte(name))
 	if len(v) != 8 {
 		return 0
 	}

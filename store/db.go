@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -350,6 +351,8 @@ type Tx struct {
 	// Top-level buckets are created at Open and never deleted, so one
 	// stays valid for the whole transaction.
 	opened [bucketCount]*bolt.Bucket
+	// cursors holds a cursor per top-level bucket for get.
+	cursors [bucketCount]*bolt.Cursor
 	// lengths caches the span lengths a read transaction has read
 	// (spanLengths), lengthsRead which of them it has.
 	lengths     []rank.Lengths
@@ -365,6 +368,25 @@ func (t *Tx) bucket(id bucketID) *bolt.Bucket {
 		}
 	}
 	return t.opened[id]
+}
+
+// get is bucket id's value for key, nil when it holds none (or a nested
+// bucket there), as bbolt's Get, but through a cursor the transaction
+// keeps for the bucket: each Get makes a cursor and grows its stack anew,
+// which in a bulk commit's hundred thousand lookups was most of the
+// process's allocations. A Seek starts from the root, so a write between
+// two gets does not mislead it.
+func (t *Tx) get(id bucketID, key []byte) []byte {
+	c := t.cursors[id]
+	if c == nil {
+		c = t.bucket(id).Cursor()
+		t.cursors[id] = c
+	}
+	k, v := c.Seek(key)
+	if !bytes.Equal(k, key) {
+		return nil
+	}
+	return v
 }
 
 // Meta returns the value stored under key in the meta bucket, or nil.

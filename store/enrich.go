@@ -10,7 +10,7 @@ package store
 // QueueEnrich marks the note at path for the model stages.
 func (t *Tx) QueueEnrich(path string) error {
 	b := t.bucket(bucketEnrich)
-	if b.Get([]byte(path)) != nil {
+	if t.get(bucketEnrich, []byte(path)) != nil {
 		return nil
 	}
 	if err := b.Put([]byte(path), enrichMark); err != nil {
@@ -37,13 +37,13 @@ func (t *Tx) EnrichQueue(after string, limit int) []string {
 
 // Enriching reports whether the note at path is queued for the model stages.
 func (t *Tx) Enriching(path string) bool {
-	return t.bucket(bucketEnrich).Get([]byte(path)) != nil
+	return t.get(bucketEnrich, []byte(path)) != nil
 }
 
 // FinishEnrich takes the note at path off the queue, if it is on it.
 func (t *Tx) FinishEnrich(path string) error {
 	b := t.bucket(bucketEnrich)
-	if b.Get([]byte(path)) == nil {
+	if t.get(bucketEnrich, []byte(path)) == nil {
 		return nil
 	}
 	if err := b.Delete([]byte(path)); err != nil {

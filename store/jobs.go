@@ -22,7 +22,7 @@ type Job struct {
 // EnqueueJob queues a job for path. A path already queued keeps its one job.
 func (t *Tx) EnqueueJob(path, folder string) error {
 	paths := t.bucket(bucketJobPaths)
-	if paths.Get([]byte(path)) != nil {
+	if t.get(bucketJobPaths, []byte(path)) != nil {
 		return nil
 	}
 	jobs := t.bucket(bucketJobs)

@@ -84,7 +84,7 @@ func (t *Tx) Note(path string) (*Note, error) {
 // is. It is Note for callers to whom a miss is ordinary (every new note is
 // looked up before it is written), and builds no error for one.
 func (t *Tx) LookupNote(path string) (*Note, error) {
-	v := t.bucket(bucketNotes).Get([]byte(path))
+	v := t.get(bucketNotes, []byte(path))
 	if v == nil {
 		return nil, nil
 	}

@@ -330,7 +330,7 @@ func readTermID(v []byte) (id uint32, ok bool, err error) {
 // lookupTerm is term's id for a reader; ok is false when the index has
 // never held term.
 func (t *Tx) lookupTerm(term string) (uint32, bool, error) {
-	id, ok, err := readTermID(t.bucket(bucketTerms).Get([]byte(term)))
+	id, ok, err := readTermID(t.get(bucketTerms, []byte(term)))
 	if err != nil {
 		return 0, false, fmt.Errorf("term %q: %w", term, err)
 	}
@@ -371,7 +371,7 @@ func (t *Tx) flushPostings() error {
 	for _, be := range blocks {
 		k, adds := be.ref, be.adds
 		key := k.key()
-		old := b.Get(key)
+		old := t.get(bucketPostings, key)
 		if len(e.removes[k]) == 0 && slices.IsSortedFunc(adds, rank.ComparePostings) && (old == nil || adds[0].Chunk > rank.LastID(old, k.base())) {
 			if err := b.Put(key, rank.AppendBlock(old, adds, k.base())); err != nil {
 				return err
@@ -408,7 +408,7 @@ func (t *Tx) flushLengths(edits map[uint32]map[uint64]uint32) error {
 	b := t.bucket(bucketLengths)
 	for span, set := range edits {
 		key := binary.BigEndian.AppendUint32(nil, span)
-		l := rank.SetLengths(b.Get(key), set)
+		l := rank.SetLengths(t.get(bucketLengths, key), set)
 		var err error
 		if len(l) == 0 {
 			err = b.Delete(key)
@@ -438,14 +438,14 @@ func (t *Tx) chunkLength(id uint64) uint32 {
 // reads it once, not once per term.
 func (t *Tx) spanLengths(span uint32) rank.Lengths {
 	if t.tx.Writable() {
-		return t.bucket(bucketLengths).Get(binary.BigEndian.AppendUint32(nil, span))
+		return t.get(bucketLengths, binary.BigEndian.AppendUint32(nil, span))
 	}
 	for int(span) >= len(t.lengths) {
 		t.lengths = append(t.lengths, nil)
 		t.lengthsRead = append(t.lengthsRead, false)
 	}
 	if !t.lengthsRead[span] {
-		t.lengths[span] = t.bucket(bucketLengths).Get(binary.BigEndian.AppendUint32(nil, span))
+		t.lengths[span] = t.get(bucketLengths, binary.BigEndian.AppendUint32(nil, span))
 		t.lengthsRead[span] = true
 	}
 	return t.lengths[span]
@@ -468,12 +468,11 @@ func (t *Tx) Postings(term string, dst []Posting) ([]Posting, error) {
 	if !ok || err != nil {
 		return dst, err
 	}
-	b := t.bucket(bucketPostings)
 	last := uint32(t.MaxChunkID() >> blockShift)
 	key := make([]byte, 0, 8)
 	for block := uint32(0); block <= last; block++ {
 		key = blockKey(key[:0], block, id)
-		v := b.Get(key)
+		v := t.get(bucketPostings, key)
 		if v == nil {
 			continue
 		}
@@ -493,12 +492,11 @@ func (t *Tx) DocFreq(term string) int {
 	if !ok || err != nil {
 		return 0
 	}
-	b := t.bucket(bucketPostings)
 	last := uint32(t.MaxChunkID() >> blockShift)
 	key := make([]byte, 0, 8)
 	n := 0
 	for block := uint32(0); block <= last; block++ {
-		n += rank.BlockLen(b.Get(blockKey(key[:0], block, id)))
+		n += rank.BlockLen(t.get(bucketPostings, blockKey(key[:0], block, id)))
 	}
 	return n
 }

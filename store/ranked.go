@@ -5,5 +5,5 @@ package store
 // of it) and is shown with its note but is never a hit; nor is a chunk
 // without a word at all.
 func (t *Tx) ChunkRanked(id uint64) bool {
-	return len(t.bucket(bucketChunkTerms).Get(u64key(id))) > 0
+	return len(t.get(bucketChunkTerms, u64key(id))) > 0
 }

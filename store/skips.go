@@ -23,7 +23,7 @@ func (t *Tx) PutSkip(s Skip) error {
 		return err
 	}
 	b := t.bucket(bucketSkips)
-	if b.Get([]byte(s.Path)) == nil {
+	if t.get(bucketSkips, []byte(s.Path)) == nil {
 		t.addCounter(counterSkips, 1)
 	}
 	return b.Put([]byte(s.Path), v)
@@ -31,7 +31,7 @@ func (t *Tx) PutSkip(s Skip) error {
 
 // Skip returns the recorded skip of path, or ErrNotFound.
 func (t *Tx) Skip(path string) (Skip, error) {
-	v := t.bucket(bucketSkips).Get([]byte(path))
+	v := t.get(bucketSkips, []byte(path))
 	if v == nil {
 		return Skip{}, ErrNotFound
 	}
@@ -43,7 +43,7 @@ func (t *Tx) Skip(path string) (Skip, error) {
 // DeleteSkip forgets the skip of path, if any.
 func (t *Tx) DeleteSkip(path string) error {
 	b := t.bucket(bucketSkips)
-	if b.Get([]byte(path)) == nil {
+	if t.get(bucketSkips, []byte(path)) == nil {
 		return nil
 	}
 	t.addCounter(counterSkips, -1)
