@@ -173,13 +173,13 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 			t.tx.OnCommit(func() { t.terms.learn(missTerms, missIDs) })
 		}
 	}
-	// One array holds every term's postings, each term's run cut from it.
+	// One array holds every term's postings in runs, term by term:
+	// counts become each run's next free place (a 4-byte cursor a term,
+	// not a slice header) and end as each run's end.
 	all := make([]Posting, len(occ))
-	lists := make([][]Posting, len(ids))
-	at := 0
+	at := int32(0)
 	for i, n := range counts {
-		lists[i] = all[at : at : int(n)+at]
-		at += int(n)
+		counts[i], at = at, at+n
 	}
 	var rec []uint64
 	for _, c := range e.added {
@@ -190,7 +190,8 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 		for j, tf := range c.terms {
 			li := occ[j]
 			rec = append(rec, packTermFreq(ids[li], tf.Freq))
-			lists[li] = append(lists[li], Posting{Chunk: c.id, Freq: tf.Freq})
+			all[counts[li]] = Posting{Chunk: c.id, Freq: tf.Freq}
+			counts[li]++
 		}
 		occ = occ[len(c.terms):]
 		if err := t.bucket(bucketChunkTerms).Put(u64key(c.id), encodeTermIDs(rec)); err != nil {
@@ -200,7 +201,10 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	// Each term's postings ascend by chunk id, so each span's run is one
 	// block, and no block is named twice.
 	var blocks []blockEdit
-	for li, list := range lists {
+	start := int32(0)
+	for li, end := range counts {
+		list := all[start:end:end]
+		start = end
 		for len(list) > 0 { // split by span: ids ascend, so each run is one block
 			span := list[0].Chunk >> blockShift
 			n := 1
