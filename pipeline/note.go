@@ -350,6 +350,7 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config,
 			body = bodies[i].text
 		}
 		out[i].Terms = terms.count(body, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
+		out[i].Vocab = terms.vocab
 	}
 	return out
 }

@@ -70,13 +70,22 @@ func noteFields(pn *parse.Note, cfg Config) []field {
 
 // termCounter counts the terms of chunks, reusing its scratch between them.
 // It is not safe for concurrent use.
-type termCounter struct{ lexical.Counter }
+type termCounter struct {
+	lexical.Counter
+	// vocab numbers the terms count returns (the Counter's own ids), for
+	// the store; a new one each time the Counter's numbering restarts.
+	vocab     *store.Vocabulary
+	numbering int
+}
 
 // count returns the terms of a chunk: each body term once per occurrence,
 // each title-field term weight more times, and each term of fields its
-// field's weight times.
+// field's weight times, numbered in tc.vocab.
 func (tc *termCounter) count(body string, titles []string, weight int, fields []field) []store.TermFreq {
 	tc.Reset()
+	if tc.vocab == nil || tc.Numbering() != tc.numbering {
+		tc.vocab, tc.numbering = &store.Vocabulary{}, tc.Numbering()
+	}
 	tc.Add(body, 1)
 	if weight > 0 {
 		for _, s := range titles {
@@ -87,6 +96,6 @@ func (tc *termCounter) count(body string, titles []string, weight int, fields []
 		tc.Add(f.text, uint32(f.weight))
 	}
 	out := make([]store.TermFreq, 0, tc.Len())
-	tc.Each(func(t string, n uint32) { out = append(out, store.TermFreq{Term: t, Freq: n}) })
+	tc.Each(func(num uint32, t string, n uint32) { out = append(out, store.TermFreq{Term: t, Freq: n, Num: num}) })
 	return out
 }

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/memd-dev/memd/pipeline/parse"
-	"github.com/memd-dev/memd/store"
 )
 
 func TestFormatBytes(t *testing.T) {
@@ -84,16 +83,22 @@ func TestTermCounter(t *testing.T) {
 	if len(titles) != 2 {
 		t.Fatalf("titleFields kept duplicates: %q", titles)
 	}
-	freq := map[string]uint32{}
+	freq, num := map[string]uint32{}, map[string]uint32{}
 	for _, tf := range tc.count("apples are baked in pies; apples", titles, 2, nil) {
-		freq[tf.Term] = tf.Freq
+		freq[tf.Term], num[tf.Term] = tf.Freq, tf.Num
 	}
 	// "apple": 2 in the body + 2 for the title; "bake": 1 + 2 for the heading.
 	if freq["appl"] != 4 || freq["bake"] != 3 || freq["pie"] != 3 {
 		t.Errorf("weighted frequencies %v", freq)
 	}
-	if got := tc.count("body", titles, 0, nil); len(got) != 1 || got[0] != (store.TermFreq{Term: "bodi", Freq: 1}) {
+	vocab := tc.vocab
+	if got := tc.count("body", titles, 0, nil); len(got) != 1 || got[0].Term != "bodi" || got[0].Freq != 1 {
 		t.Errorf("unweighted: %v", got)
+	}
+	// A term keeps its number in the counter's vocabulary from chunk to
+	// chunk, which the store dedupes a commit's terms by.
+	if got := tc.count("a pie", nil, 0, nil); len(got) != 1 || got[0].Num != num["pie"] || tc.vocab != vocab {
+		t.Errorf("pie numbered %v in %p, want %d in %p", got, tc.vocab, num["pie"], vocab)
 	}
 }
 

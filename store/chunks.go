@@ -26,12 +26,16 @@ type Chunk struct {
 type TermFreq struct {
 	Term string
 	Freq uint32
+	// Num is the term's number in its chunk's Vocabulary, if it has one.
+	Num uint32
 }
 
 // NewChunk is a chunk to store, with its terms for the lexical index.
 type NewChunk struct {
 	Chunk
 	Terms []TermFreq
+	// Vocab numbers Terms (TermFreq.Num); nil when they are not numbered.
+	Vocab *Vocabulary
 }
 
 func termsLength(terms []TermFreq) uint32 {
@@ -91,10 +95,10 @@ func (t *Tx) ForEachChunk(fn func(c *Chunk) error) error {
 // record is the chunk's distinct term ids ascending, each as a uvarint
 // gap and its frequency: a delete needs no more, since the chunk's length
 // is kept in its span's lengths. It keeps terms until then, not a copy.
-func (t *Tx) addChunkTerms(id uint64, terms []TermFreq) error {
+func (t *Tx) addChunkTerms(id uint64, terms []TermFreq, vocab *Vocabulary) error {
 	e := t.edits()
 	e.addedAt[id] = len(e.added)
-	e.added = append(e.added, addedChunk{id: id, terms: terms})
+	e.added = append(e.added, addedChunk{id: id, terms: terms, vocab: vocab})
 	e.setLength(id, termsLength(terms))
 	if len(terms) == 0 {
 		return t.bucket(bucketChunkTerms).Put(u64key(id), nil)

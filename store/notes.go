@@ -48,7 +48,7 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 		if err := t.putChunk(&c.Chunk); err != nil {
 			return nil, err
 		}
-		if err := t.addChunkTerms(id, c.Terms); err != nil {
+		if err := t.addChunkTerms(id, c.Terms, c.Vocab); err != nil {
 			return nil, err
 		}
 		length += int64(termsLength(c.Terms))

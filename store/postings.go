@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -83,6 +84,7 @@ type postingEdits struct {
 type addedChunk struct {
 	id    uint64
 	terms []TermFreq
+	vocab *Vocabulary
 }
 
 func (t *Tx) edits() *postingEdits {
@@ -122,55 +124,45 @@ func (e *postingEdits) setLength(chunk uint64, length uint32) {
 // term before they are cut into blocks: a map operation per posting was
 // most of a bulk commit's lexical work.
 func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
-	cache := t.terms
-	if cache == nil {
-		cache = &termCache{} // a lexicon being rebuilt: nothing is known
+	l := termLocals{cache: t.terms, stamp: resolveStamps.Add(1), missed: map[string]int32{}}
+	if l.cache == nil {
+		l.cache = &termCache{} // a lexicon being rebuilt: nothing is known
 	}
-	cache.resolves++
-	missed := map[string]int32{} // terms the cache lacks → local index
-	var missTerms []string
-	var missLocal []int32
-	var ids []uint32   // by local index; 0 until a missed term is resolved
-	var occ []int32    // each added term's local index, in the order of e.added
-	var counts []int32 // postings per local index
 	n := 0
 	for _, c := range e.added {
 		n += len(c.terms)
 	}
-	occ = make([]int32, 0, n)
+	occ := make([]int32, 0, n) // each added term's local index, in the order of e.added
 	for _, c := range e.added {
+		v := c.vocab
 		for _, tf := range c.terms {
 			var i int32
-			if ci, ok := cache.index[tf.Term]; ok {
-				en := &cache.entries[ci]
-				if en.resolve != cache.resolves {
-					en.resolve, en.local = cache.resolves, int32(len(ids))
-					ids, counts = append(ids, en.id), append(counts, 0)
-				}
-				i = en.local
-			} else if i, ok = missed[tf.Term]; !ok {
-				i = int32(len(ids))
-				missed[tf.Term] = i
-				missTerms, missLocal = append(missTerms, tf.Term), append(missLocal, i)
-				ids, counts = append(ids, 0), append(counts, 0)
+			if v == nil {
+				i = l.of(tf.Term)
+			} else if m := v.mark(tf.Num); m.resolve == l.stamp {
+				i = m.local
+			} else {
+				i = l.of(tf.Term)
+				m.resolve, m.local = l.stamp, i
 			}
 			occ = append(occ, i)
-			counts[i]++
+			l.counts[i]++
 		}
 	}
+	ids, counts := l.ids, l.counts
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if len(missTerms) > 0 {
-		missIDs, err := t.termIDs(missTerms)
+	if len(l.missTerms) > 0 {
+		missIDs, err := t.termIDs(l.missTerms)
 		if err != nil {
 			return nil, err
 		}
 		for j, id := range missIDs {
-			ids[missLocal[j]] = id
+			ids[l.missLocal[j]] = id
 		}
 		if t.terms != nil {
-			t.tx.OnCommit(func() { t.terms.learn(missTerms, missIDs) })
+			t.tx.OnCommit(func() { t.terms.learn(l.missTerms, missIDs) })
 		}
 	}
 	// One array holds every term's postings in runs, term by term:
@@ -217,6 +209,43 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	}
 	e.added, e.addedAt = nil, map[uint64]int{}
 	return blocks, nil
+}
+
+// resolveStamps numbers resolveAdded's calls, in every store: a term
+// cache entry or Vocabulary mark stamped with the running call's number
+// holds that call's local index.
+var resolveStamps atomic.Uint64
+
+// termLocals gives each distinct term of a commit its local index: from
+// the term cache, or for a term the cache lacks from a map of the
+// commit's own, whose terms are looked up in the dictionary after.
+type termLocals struct {
+	cache     *termCache
+	stamp     uint64
+	missed    map[string]int32
+	missTerms []string
+	missLocal []int32
+	ids       []uint32 // by local index; 0 until a missed term is resolved
+	counts    []int32  // postings by local index
+}
+
+func (l *termLocals) of(term string) int32 {
+	if ci, ok := l.cache.index[term]; ok {
+		en := &l.cache.entries[ci]
+		if en.resolve != l.stamp {
+			en.resolve, en.local = l.stamp, int32(len(l.ids))
+			l.ids, l.counts = append(l.ids, en.id), append(l.counts, 0)
+		}
+		return en.local
+	}
+	i, ok := l.missed[term]
+	if !ok {
+		i = int32(len(l.ids))
+		l.missed[term] = i
+		l.missTerms, l.missLocal = append(l.missTerms, term), append(l.missLocal, i)
+		l.ids, l.counts = append(l.ids, 0), append(l.counts, 0)
+	}
+	return i
 }
 
 // blockEdit is one posting block a commit writes: postings to add to it,

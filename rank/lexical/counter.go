@@ -6,10 +6,12 @@ package lexical
 // per term, which was a third of indexing's analysis time. Its zero value
 // is ready to use; it is not safe for concurrent use.
 type Counter struct {
-	an     Analyzer
-	freq   []uint32 // by term id; zero for ids not in seen
-	seen   []uint32 // ids counted since Reset, in first-seen order
-	weight uint32
+	an Analyzer
+	// numbering counts the times the term ids were dropped (Numbering).
+	numbering int
+	freq      []uint32 // by term id; zero for ids not in seen
+	seen      []uint32 // ids counted since Reset, in first-seen order
+	weight    uint32
 }
 
 // counterWords is how many words a Counter's table holds before it first
@@ -44,13 +46,20 @@ func (c *Counter) add(id uint32) {
 // Len is the number of distinct terms counted since Reset.
 func (c *Counter) Len() int { return len(c.seen) }
 
-// Each calls f with every term counted since Reset and its count, in the
-// order the terms were first seen.
-func (c *Counter) Each(f func(term string, freq uint32)) {
+// Each calls f with every term counted since Reset, its number and its
+// count, in the order the terms were first seen. A term's number is the
+// Counter's own id for it, dense from 0, the same in every unit until
+// Numbering changes.
+func (c *Counter) Each(f func(num uint32, term string, freq uint32)) {
 	for _, id := range c.seen {
-		f(c.an.terms[id], c.freq[id])
+		f(id, c.an.terms[id], c.freq[id])
 	}
 }
+
+// Numbering counts the times the Counter dropped its term numbers (its
+// table past maxTableWords, at a Reset): a number from before means
+// another term after.
+func (c *Counter) Numbering() int { return c.numbering }
 
 // Reset clears the counts for the next unit.
 func (c *Counter) Reset() {
@@ -60,5 +69,6 @@ func (c *Counter) Reset() {
 	c.seen = c.seen[:0]
 	if c.an.words.words > maxTableWords {
 		c.an.forget()
+		c.numbering++
 	}
 }

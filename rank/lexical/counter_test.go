@@ -27,7 +27,7 @@ func TestCounterMatchesTerms(t *testing.T) {
 		c.Add(title, 3)
 		c.Add("ignored entirely", 0)
 		got := map[string]uint32{}
-		c.Each(func(term string, n uint32) {
+		c.Each(func(_ uint32, term string, n uint32) {
 			if _, dup := got[term]; dup {
 				t.Fatalf("piece %d: term %q reported twice", i, term)
 			}
@@ -51,13 +51,26 @@ func TestCounterForgetsPastItsTable(t *testing.T) {
 	if c.Len() != maxTableWords+10 {
 		t.Fatalf("Len = %d, want %d", c.Len(), maxTableWords+10)
 	}
+	numbers := map[string]uint32{}
+	c.Each(func(num uint32, term string, _ uint32) { numbers[term] = num })
+	if c.Numbering() != 0 {
+		t.Fatalf("Numbering %d before the table starts over, want 0", c.Numbering())
+	}
 	c.Reset()
 	if len(c.an.terms) != 0 || c.Len() != 0 {
 		t.Fatalf("after Reset: %d terms in the table, %d counted", len(c.an.terms), c.Len())
 	}
+	if c.Numbering() != 1 {
+		t.Fatalf("Numbering %d after the table started over, want 1", c.Numbering())
+	}
 	c.Add("w7 w7 apples", 2)
 	got := map[string]uint32{}
-	c.Each(func(term string, n uint32) { got[term] = n })
+	c.Each(func(num uint32, term string, n uint32) {
+		got[term] = n
+		if term == "w7" && num == numbers["w7"] {
+			t.Errorf("w7 kept its number %d across the new numbering", num) // it was 7th; now it is first
+		}
+	})
 	if want := map[string]uint32{"w7": 4, "appl": 2}; !maps.Equal(got, want) {
 		t.Fatalf("counted %v, want %v", got, want)
 	}
