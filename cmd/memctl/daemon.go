@@ -21,8 +21,8 @@ func (a *app) client(ctx context.Context) (*api.Client, error) {
 }
 
 // execMemd runs `memd args...` in memctl's place, with its stdin, stdout
-// and stderr. The commands that need heavy libraries (the MCP server, model
-// downloads) live in memd's binary, so that their package init does not
+// and stderr. The commands that need heavy libraries (the MCP server, the
+// LSP server, model downloads) live in memd's binary, so that their package init does not
 // slow every memctl start; memctl stays the one command people type.
 func (a *app) execMemd(cmd *cobra.Command, args ...string) error {
 	bin, err := autostart.FindMemd()
