@@ -6,9 +6,10 @@
 #
 # "old" is OLDREV (built from a temporary worktree), "new" is the working
 # tree as it is. Each side gets memd, memctl and the test binaries of
-# memory/ (its recall benchmarks); the pack also holds clibench, the SciFact
-# notes and test queries and the Dendron vault from ../shared, all in one
-# PACKDIR/pack.tgz.
+# memory/ (its recall benchmarks) and pipeline/ (its generated corpus's
+# indexing benchmark); the pack also holds clibench, clifloor (a Go
+# program that prints one line), the SciFact notes and test queries and the
+# Dendron vault from ../shared, all in one PACKDIR/pack.tgz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { sed -n '2,12p' "$0"; exit 2; }
@@ -19,11 +20,12 @@ trap 'git worktree remove --force "$tmp/src" 2>/dev/null || true; rm -rf "$tmp"'
 git worktree add -q --detach "$tmp/src" "$old"
 build() { # SRC OUT
 	(cd "$1" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$2/" ./cmd/memd ./cmd/memctl &&
-		CGO_ENABLED=0 go test -c -trimpath -ldflags '-s -w' -o "$2/memory.test" ./memory)
+		CGO_ENABLED=0 go test -c -trimpath -ldflags '-s -w' -o "$2/memory.test" ./memory &&
+		CGO_ENABLED=0 go test -c -trimpath -ldflags '-s -w' -o "$2/pipeline.test" ./pipeline)
 }
 build "$tmp/src" "$tmp/p/old"
 build "$PWD" "$tmp/p/new"
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/p/" ./scripts/clibench
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/p/" ./scripts/clibench ./scripts/clifloor
 python3 "$shared/eval/beir_to_md.py" "$shared/eval/scifact/corpus.jsonl" "$tmp/p/scifact" >/dev/null
 python3 -c 'import json,sys; [print(json.loads(l)["text"]) for l in open(sys.argv[1])]' \
 	"$shared/eval/scifact/queries.test.jsonl" >"$tmp/p/queries.txt"

@@ -14,10 +14,14 @@
 #           wall time from fork to exit, and the daemon's CPU per query.
 #   bench   memory.test -test.bench 'Recall100k$|HybridRecall$' (in-daemon
 #           recall p50/p99 at 100k chunks, BM25 and hybrid).
+#   gen     pipeline.test -test.bench 'IndexGenerated/batch=2048$' on
+#           GEN_NOTES generated notes (default 100000): indexing CPU and
+#           MB of Markdown per CPU-second, the store without the daemon.
 # With taskset present, everything runs on two cores (CORES, default 0,1),
 # the machine memd is measured on elsewhere. PARTS (default "index recall
-# bench") picks the parts; FLOOR=BINARY adds a side that runs BINARY
-# (a Go program that prints a line: the floor of any Go CLI's start); with PROFILES=DIR each indexing daemon writes its
+# bench"; "gen" is asked for by name) picks the parts; the recall part adds
+# a side "floor" that runs clifloor (a Go program that prints a line: the
+# start of any Go CLI); with PROFILES=DIR each indexing daemon writes its
 # CPU profile to DIR/SIDE-CORPUS-RUN.prof.
 set -euo pipefail
 pack=$(realpath "$1") runs=${2:-3}
@@ -81,7 +85,7 @@ has recall && for side in old new; do index "$side" scifact >/dev/null; done
 has recall && "${pin[@]}" "$w/clibench" -rounds 300 -queries "$w/queries.txt" \
 	-side "old=$w/old/memctl --socket $w/run/old-scifact/s.sock recall -k 10" -pid "old=$(cat "$w/run/old-scifact/pid")" \
 	-side "new=$w/new/memctl --socket $w/run/new-scifact/s.sock recall -k 10" -pid "new=$(cat "$w/run/new-scifact/pid")" \
-	${FLOOR:+-side "floor=$FLOOR"}
+	-side "floor=$w/clifloor"
 stopall
 
 cd "$w"
@@ -89,5 +93,10 @@ has bench && for r in $(seq "$runs"); do for side in old new; do
 	echo "== $side memory.test run $r"
 	"${pin[@]}" "$w/$side/memory.test" -test.run '^$' -test.bench 'Recall100k$|HybridRecall$' -test.benchtime 2000x -test.benchmem |
 		grep ^Benchmark
+done; done
+has gen && for r in $(seq "$runs"); do for side in old new; do
+	echo "== $side pipeline.test run $r, ${GEN_NOTES:-100000} notes"
+	MEMD_BENCH_NOTES=${GEN_NOTES:-100000} "${pin[@]}" "$w/$side/pipeline.test" -test.run '^$' \
+		-test.bench 'IndexGenerated/batch=2048$' -test.benchtime 1x | grep ^Benchmark
 done; done
 true
