@@ -17,6 +17,9 @@ type Hit struct {
 	Score   float64  `json:"score"`
 	ChunkID uint64   `json:"chunk_id"`
 	Why     []Reason `json:"why,omitempty"`
+	// Excerpt is the chunk's first lines when the recall asked for them
+	// (RecallRequest.Excerpt); Text and Summary are then empty.
+	Excerpt []string `json:"excerpt,omitempty"`
 }
 
 // Reason says which ranked list placed a hit, and where.

@@ -30,6 +30,10 @@ type RecallRequest struct {
 	// finds first, and asks again (pseudo-relevance feedback); nil means
 	// the daemon's default (recall.expand in the config, off unless set).
 	Expand *bool `json:"expand,omitempty"`
+	// Excerpt, when set, sends each hit's first lines (Hit.Excerpt) in
+	// place of its text and summary: what a list of hits shows, in a
+	// tenth of the bytes to encode, send and decode.
+	Excerpt *Excerpt `json:"excerpt,omitempty"`
 }
 
 // DefaultK is the number of hits a recall returns when K is zero; MaxK caps K.
@@ -52,6 +56,9 @@ func (r *RecallRequest) Validate() error {
 		return badRequest("the query is %d bytes, over the %d-byte limit", len(q), MaxQueryBytes)
 	case r.K < 0 || r.K > MaxK:
 		return badRequest(`"k" is %d; send a number from 1 to %d, or leave it out for %d`, r.K, MaxK, DefaultK)
+	}
+	if err := r.Excerpt.validate(); err != nil {
+		return err
 	}
 	return r.Filters.Validate()
 }

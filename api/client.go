@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,13 +26,13 @@ var ErrNotRunning = errors.New("memd is not running")
 type Client struct {
 	socket string
 	http   *http.Client
-	// unused holds Dial's connection until a request takes it.
+	// unused holds Dial's connection until a request takes it (sendOn).
 	unused chan net.Conn
 }
 
 // NewClient returns a client of the daemon listening at socketPath.
 func NewClient(socketPath string) *Client {
-	d := &net.Dialer{Timeout: dialTimeout}
+	var d net.Dialer // no timeout, as in Dial
 	return newClient(socketPath, func(ctx context.Context) (net.Conn, error) {
 		return d.DialContext(ctx, "unix", socketPath)
 	})
@@ -39,10 +40,14 @@ func NewClient(socketPath string) *Client {
 
 // Dial connects to the daemon at socketPath now, so the caller learns at
 // once whether one answers (ErrNotRunning when none does). The connection
-// it opened serves the client's first request: a command line tool that
-// asks one thing opens one connection, not a probe and then another.
+// it opened serves the client's first request alone (sendOn): a command
+// line tool that asks one thing opens one connection, not a probe and then
+// another.
 func Dial(ctx context.Context, socketPath string) (*Client, error) {
-	d := &net.Dialer{Timeout: dialTimeout}
+	// No timeout: connecting to a unix socket never waits (a daemon whose
+	// backlog is full refuses at once, EAGAIN), and a timeout's timer cost
+	// each memctl start 35-45 µs (BENCHMARKS.md).
+	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", socketPath)
 	if err != nil {
 		if notRunning(err) {
@@ -50,22 +55,13 @@ func Dial(ctx context.Context, socketPath string) (*Client, error) {
 		}
 		return nil, fmt.Errorf("connect to memd on %s: %w", socketPath, err)
 	}
-	first := make(chan net.Conn, 1)
-	first <- conn
 	c := newClient(socketPath, func(ctx context.Context) (net.Conn, error) {
-		select {
-		case conn := <-first:
-			return conn, nil
-		default:
-			return d.DialContext(ctx, "unix", socketPath)
-		}
+		return d.DialContext(ctx, "unix", socketPath)
 	})
-	c.unused = first
+	c.unused = make(chan net.Conn, 1)
+	c.unused <- conn
 	return c, nil
 }
-
-// dialTimeout bounds connecting; a daemon that is up accepts at once.
-const dialTimeout = 2 * time.Second
 
 func newClient(socketPath string, dial func(context.Context) (net.Conn, error)) *Client {
 	tr := &http.Transport{
@@ -214,7 +210,7 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*http
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.roundTrip(ctx, req)
 	if err != nil {
 		if notRunning(err) {
 			return nil, fmt.Errorf("%w: nothing answers on %s", ErrNotRunning, c.socket)
@@ -226,6 +222,68 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*http
 		return nil, readError(resp)
 	}
 	return resp, nil
+}
+
+// roundTrip sends req on Dial's connection when no request has taken it
+// yet, and through the Transport otherwise.
+func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Response, error) {
+	select {
+	case conn := <-c.unused:
+		return sendOn(ctx, conn, req)
+	default:
+		return c.http.Do(req)
+	}
+}
+
+// sendOn sends req on conn and reads the answer on this goroutine, with
+// net/http's own request writer and response reader. Through the
+// Transport, a connection gets a reading and a writing goroutine, whose
+// wake-ups start threads of their own: in a command line tool that asks
+// one thing and exits, that was 0.4-0.55 ms of memctl recall's time and
+// CPU (BENCHMARKS.md). The request says Connection: close, so conn serves
+// it alone; closing the answer's body closes conn. ctx's end interrupts
+// the request, and then reading the body, as it would the Transport's.
+func sendOn(ctx context.Context, conn net.Conn, req *http.Request) (*http.Response, error) {
+	req.Close = true
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	err := req.Write(conn)
+	var resp *http.Response
+	if err == nil {
+		resp, err = http.ReadResponse(bufio.NewReader(conn), req)
+	}
+	if err != nil {
+		stop()
+		conn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	resp.Body = &connBody{ReadCloser: resp.Body, ctx: ctx, conn: conn, stop: stop}
+	return resp, nil
+}
+
+// connBody is the body of sendOn's answer: closing it closes the
+// connection, and a read that ctx's end interrupted says so.
+type connBody struct {
+	io.ReadCloser
+	ctx  context.Context
+	conn net.Conn
+	stop func() bool
+}
+
+func (b *connBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.ctx.Err() != nil {
+		return n, b.ctx.Err()
+	}
+	return n, err
+}
+
+func (b *connBody) Close() error {
+	b.stop()
+	_ = b.ReadCloser.Close()
+	return b.conn.Close()
 }
 
 // notRunning tells a daemon that is not there from other failures.

@@ -7,8 +7,11 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/memd-dev/memd"
 )
@@ -68,5 +71,75 @@ func TestDialOneConnection(t *testing.T) {
 	}
 	if n := conns.Load(); n != 1 {
 		t.Fatalf("Dial and one request opened %d connections, want 1", n)
+	}
+}
+
+// Dial's connection serves the first request alone and is closed after it
+// (the request says Connection: close); later requests go through the
+// Transport on connections of their own.
+func TestDialFirstRequestAlone(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "memd.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skip(err)
+	}
+	var closes []bool
+	var mu sync.Mutex
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		closes = append(closes, r.Close)
+		mu.Unlock()
+		_ = json.NewEncoder(w).Encode(memd.Status{Notes: 7})
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+
+	c, err := Dial(context.Background(), sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 3 {
+		if st, err := c.Status(context.Background()); err != nil || st.Notes != 7 {
+			t.Fatalf("status %+v, %v", st, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []bool{true, false, false}; !slices.Equal(closes, want) {
+		t.Fatalf("Connection: close on the requests: %v, want %v", closes, want)
+	}
+}
+
+// A request on Dial's connection ends with its context, as one through the
+// Transport does, and says why.
+func TestDialFirstRequestCanceled(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "memd.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skip(err)
+	}
+	left := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // the client hung up
+		close(left)
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+
+	c, err := Dial(context.Background(), sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Status(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("status past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	select {
+	case <-left:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the daemon's side of the request did not see the client leave")
 	}
 }

@@ -64,6 +64,9 @@ func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.Recall
 		}
 	}
 	res.Hits = res.Hits[:min(k, len(res.Hits))]
+	if r.Excerpt != nil {
+		r.Excerpt.Cut(res.Hits)
+	}
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }

@@ -101,6 +101,28 @@ func TestRecallRanksByBM25(t *testing.T) {
 	}
 }
 
+// A recall asked for excerpts finds the same hits, each with its first
+// lines in place of its text and summary.
+func TestRecallExcerpt(t *testing.T) {
+	s := sampleStore(t)
+	whole, err := s.Recall(context.Background(), memd.RecallRequest{Query: "watering tomatoes", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := memd.Excerpt{Lines: 1, Width: 10}
+	cut, err := s.Recall(context.Background(), memd.RecallRequest{Query: "watering tomatoes", K: 5, Excerpt: &e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(paths(cut.Hits), paths(whole.Hits)) || len(cut.Hits) != 2 {
+		t.Fatalf("hits %v with excerpts, %v without", paths(cut.Hits), paths(whole.Hits))
+	}
+	h := cut.Hits[0]
+	if !reflect.DeepEqual(h.Excerpt, []string{"Tomatoes …"}) || h.Text != "" || h.Summary != "" || h.Score != whole.Hits[0].Score {
+		t.Errorf("first hit %+v", h)
+	}
+}
+
 func TestRecallFilters(t *testing.T) {
 	s := sampleStore(t)
 	cases := []struct {

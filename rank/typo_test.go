@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
@@ -117,6 +118,27 @@ func TestDictionaryDocFreq(t *testing.T) {
 	}{{"garden", 7, true}, {"tomato", 2, true}, {"once", 0, true}, {"never", 0, true}, {"2026", 0, false}} {
 		if df, known := d.DocFreq(c.term); df != c.df || known != c.known {
 			t.Errorf("DocFreq(%q) = %d, %v; want %d, %v", c.term, df, known, c.df, c.known)
+		}
+	}
+}
+
+// The dictionary's deletions (eachDeletion, no strings made) are the
+// strings a query's deletions are looked up by (deletions), one entry per
+// set of positions, so the table holds each string and no other.
+func TestEachDeletionMatchesDeletions(t *testing.T) {
+	for _, term := range []string{"", "a", "ab", "boot", "garden", "backlinks", "häßlichkeit", "ééééééééé"} {
+		want := map[string]bool{}
+		for _, s := range deletions([]rune(term), typoMaxEdits) {
+			want[s] = true
+		}
+		got := map[string]bool{}
+		calls := 0
+		eachDeletion(nil, term, func(s []byte) { got[string(s)] = true; calls++ })
+		if !maps.Equal(got, want) {
+			t.Errorf("%q: eachDeletion made %v, deletions %v", term, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+		}
+		if n := deletionCount(min(len([]rune(term)), typoPrefix)); calls != n {
+			t.Errorf("%q: %d calls, deletionCount says %d", term, calls, n)
 		}
 	}
 }

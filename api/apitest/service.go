@@ -64,7 +64,8 @@ func New() *Service {
 	}
 }
 
-// Recall returns the chunks whose text contains the query, in path order.
+// Recall returns the chunks whose text contains the query, in path order,
+// cut to their excerpts when r asks for them.
 func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
 	if s.RecallHook != nil {
 		return s.RecallHook(ctx, r)
@@ -79,6 +80,9 @@ func (s *Service) Recall(ctx context.Context, r memd.RecallRequest) (memd.Recall
 				res.Hits = append(res.Hits, c)
 			}
 		}
+	}
+	if r.Excerpt != nil {
+		r.Excerpt.Cut(res.Hits)
 	}
 	return res, nil
 }

@@ -11,8 +11,8 @@ import (
 // llama.cpp binding it asks the daemon, or `memd check`. Nor does it link
 // what only a long-running or rare command needs and whose package init
 // every start would pay (the binary answers recall, where start-up is most
-// of the time): the MCP server and model downloads are memd's, which
-// memctl mcp and memctl model pull run.
+// of the time): the MCP server, the LSP server and model downloads are
+// memd's, which memctl mcp, memctl lsp and memctl model pull run.
 func TestMemctlLinksNoDaemon(t *testing.T) {
 	// go test puts the go that runs it first on PATH.
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
@@ -32,6 +32,8 @@ func TestMemctlLinksNoDaemon(t *testing.T) {
 		"github.com/memd-dev/memd/inference/hub",
 		"github.com/modelcontextprotocol/go-sdk",
 		"github.com/google/jsonschema-go",
+		"github.com/memd-dev/memd/lsp",
+		"github.com/sourcegraph/jsonrpc2",
 	}
 	for dep := range strings.FieldsSeq(string(out)) {
 		for _, b := range banned {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/internal/clitext"
 )
 
@@ -49,12 +51,18 @@ func newRecallCmd(a *app) *cobra.Command {
 			if f.ModifiedBefore, err = parseDate("--before", before); err != nil {
 				return err
 			}
+			if !a.json && !vimgrep {
+				// The lines printHits shows, not whole chunks: a tenth of
+				// the bytes for the daemon to encode and memctl to decode.
+				shown := memd.DefaultExcerpt
+				req.Excerpt = &shown
+			}
 			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			res, err := c.Recall(cmd.Context(), req)
+			res, err := recall(cmd.Context(), c, req)
 			if err != nil {
 				return err
 			}
@@ -113,11 +121,17 @@ func parseDate(flag, s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%s %q is not a date; write it as 2026-01-31, 2026-01-31T14:30 or in RFC 3339", flag, s)
 }
 
-// excerptLines and excerptWidth bound the text shown under each hit.
-const (
-	excerptLines = 4
-	excerptWidth = 100
-)
+// recall asks c for req's hits. A daemon older than the excerpt refuses
+// the field (it refuses every field it does not know): the whole text is
+// asked for again and printHits cuts it.
+func recall(ctx context.Context, c *api.Client, req memd.RecallRequest) (memd.RecallResult, error) {
+	res, err := c.Recall(ctx, req)
+	if req.Excerpt != nil && errors.Is(err, memd.ErrBadRequest) && strings.Contains(describe(err), `unknown field "excerpt"`) {
+		req.Excerpt = nil
+		return c.Recall(ctx, req)
+	}
+	return res, err
+}
 
 // printHits writes each hit as "path:start-end  heading > path  score" and
 // an indented excerpt.
@@ -134,7 +148,11 @@ func printHits(w io.Writer, hits []memd.Hit) {
 		if len(h.Why) > 0 {
 			fmt.Fprintln(w, "    why: "+explainLine(h.Why))
 		}
-		for _, line := range excerpt(h.Text) {
+		lines := h.Excerpt
+		if lines == nil { // a daemon older than the excerpt sent the text
+			lines = memd.DefaultExcerpt.Of(h.Text)
+		}
+		for _, line := range lines {
 			fmt.Fprintln(w, "    "+line)
 		}
 	}
@@ -153,40 +171,6 @@ func printVimgrep(w io.Writer, hits []memd.Hit) {
 		}
 		fmt.Fprintf(w, "%s:%d:1:%s\n", h.Path, line, text)
 	}
-}
-
-// excerpt returns the first non-blank lines of text, each cut to the width.
-func excerpt(text string) []string {
-	var out []string
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimRight(line, " \t\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if len(out) == excerptLines {
-			out[len(out)-1] += " …"
-			break
-		}
-		out = append(out, cutRunes(line, excerptWidth))
-	}
-	return out
-}
-
-// cutRunes returns line cut to width runes, the last one "…", or whole
-// when it fits. It walks no further than width runes: a chunk's line can
-// be a whole abstract.
-func cutRunes(line string, width int) string {
-	n, cut := 0, 0
-	for i := range line {
-		switch n {
-		case width - 1:
-			cut = i
-		case width:
-			return line[:cut] + "…"
-		}
-		n++
-	}
-	return line
 }
 
 // explainLine is "bm25 #1 (7.21), vector #3 (0.812)".

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -34,6 +35,51 @@ func TestRecallHuman(t *testing.T) {
 	want := "/n/garden.md:3-9  Garden > Tomatoes  1.250\n    ## Tomatoes\n    Water tomatoes deeply twice a week.\n"
 	if out != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// memctl recall asks for the lines it prints, not whole chunks; --json
+// and --vimgrep, which print more, ask for the text.
+func TestRecallAsksForExcerpts(t *testing.T) {
+	svc := recallFake()
+	sock := servertest.Socket(t, svc)
+	for _, tc := range []struct {
+		args []string
+		want *memd.Excerpt
+	}{
+		{[]string{"recall", "tomatoes"}, &memd.DefaultExcerpt},
+		{[]string{"recall", "--json", "tomatoes"}, nil},
+		{[]string{"recall", "--vimgrep", "tomatoes"}, nil},
+	} {
+		if _, _, err := run(t, sock, tc.args...); err != nil {
+			t.Fatal(err)
+		}
+		if got := svc.LastRecall.Excerpt; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v: excerpt %+v, want %+v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// A daemon older than the excerpt refuses the field, as it refuses every
+// field it does not know: memctl asks again for the text and cuts it.
+func TestRecallFromDaemonWithoutExcerpts(t *testing.T) {
+	svc := recallFake()
+	var asked []*memd.Excerpt
+	svc.RecallHook = func(_ context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
+		asked = append(asked, r.Excerpt)
+		if r.Excerpt != nil {
+			return memd.RecallResult{}, fmt.Errorf("%w: the request body has unknown field \"excerpt\"; see the API in the README for the fields each route takes", memd.ErrBadRequest)
+		}
+		return memd.RecallResult{Hits: svc.Notes["/n/garden.md"].Chunks}, nil
+	}
+	sock := servertest.Socket(t, svc)
+	out, _, err := run(t, sock, "recall", "tomatoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/n/garden.md:3-9  Garden > Tomatoes  1.250\n    ## Tomatoes\n    Water tomatoes deeply twice a week.\n"
+	if out != want || len(asked) != 2 {
+		t.Fatalf("asked %d times, got\n%s\nwant\n%s", len(asked), out, want)
 	}
 }
 
@@ -123,25 +169,6 @@ func TestRecallErrors(t *testing.T) {
 		if err == nil || !strings.Contains(describe(err), tt.says) {
 			t.Errorf("%v: got %v, want it to say %q", tt.args, err, tt.says)
 		}
-	}
-}
-
-func TestExcerpt(t *testing.T) {
-	long := strings.Repeat("é", 150)
-	got := excerpt("\n  \none\ntwo\n\nthree\nfour\nfive\n" + long)
-	want := []string{"one", "two", "three", "four …"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %q", got)
-	}
-	if got := excerpt(long); len([]rune(got[0])) != excerptWidth {
-		t.Fatalf("long line cut to %d runes", len([]rune(got[0])))
-	}
-	fits := strings.Repeat("é", excerptWidth)
-	if got := excerpt(fits); got[0] != fits {
-		t.Errorf("a line of exactly %d runes was cut: %q", excerptWidth, got[0])
-	}
-	if got := excerpt(fits + "x"); got[0] != strings.Repeat("é", excerptWidth-1)+"…" {
-		t.Errorf("a line of %d runes: %q", excerptWidth+1, got[0])
 	}
 }
 

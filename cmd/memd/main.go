@@ -59,7 +59,7 @@ background when needed. SIGINT or SIGTERM stop it cleanly.`,
 	root.SetVersionTemplate(versionLine())
 	config.RegisterFlags(root.Flags())
 	serveFlags.register(root.Flags())
-	root.AddCommand(newVersionCmd(), newCheckCmd(), newMCPCmd(), newModelCmd())
+	root.AddCommand(newVersionCmd(), newCheckCmd(), newMCPCmd(), newLSPCmd(), newModelCmd())
 	addRuntimeCmd(root)
 	addStoreCmd(root)
 	return root

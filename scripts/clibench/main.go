@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ type side struct {
 	argv  []string
 	pid   int
 	times []time.Duration
+	cpu   []time.Duration // the command's own
 	cpu0  float64
 }
 
@@ -82,54 +84,64 @@ func main() {
 		q := qs[r%len(qs)]
 		for _, i := range rand.Perm(len(all)) {
 			s := all[i]
-			d, err := timeOne(append(slices.Clip(s.argv), q))
+			d, cpu, err := timeOne(append(slices.Clip(s.argv), q))
 			if err != nil {
 				fail(fmt.Errorf("%s: %v", s.name, err))
 			}
-			s.times = append(s.times, d)
+			s.times, s.cpu = append(s.times, d), append(s.cpu, cpu)
 		}
 	}
-	fmt.Printf("%-8s %8s %8s %8s %8s %14s\n", "side", "p25 ms", "p50 ms", "p90 ms", "min ms", "daemon CPU/ms")
+	fmt.Printf("%-8s %8s %8s %8s %8s %12s %14s\n", "side", "p25 ms", "p50 ms", "p90 ms", "min ms", "CPU p50 ms", "daemon CPU/ms")
 	for _, s := range all {
 		slices.Sort(s.times)
+		slices.Sort(s.cpu)
 		cpu := "-"
 		if s.pid > 0 {
 			cpu = fmt.Sprintf("%.3f", (daemonCPU(s.pid)-s.cpu0)*1000/float64(len(s.times)))
 		}
-		fmt.Printf("%-8s %8.2f %8.2f %8.2f %8.2f %14s\n", s.name, ms(pct(s.times, 25)), ms(pct(s.times, 50)), ms(pct(s.times, 90)), ms(s.times[0]), cpu)
+		fmt.Printf("%-8s %8.2f %8.2f %8.2f %8.2f %12.2f %14s\n", s.name, ms(pct(s.times, 25)), ms(pct(s.times, 50)), ms(pct(s.times, 90)),
+			ms(s.times[0]), ms(pct(s.cpu, 50)), cpu)
 	}
 }
 
-func timeOne(argv []string) (time.Duration, error) {
+// timeOne runs argv and returns its wall time and its own CPU time.
+func timeOne(argv []string) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	_, _ = io.Copy(io.Discard, out)
 	err = cmd.Wait()
-	return time.Since(start), err
+	wall = time.Since(start)
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
 }
 
-// daemonCPU is pid's user+system CPU time in seconds, 0 without a pid.
+// daemonCPU is the CPU time in seconds pid's live threads have run, 0
+// without a pid.
 func daemonCPU(pid int) float64 {
 	if pid == 0 {
 		return 0
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		fail(err)
+	stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(stats) == 0 {
+		fail(fmt.Errorf("no threads of pid %d: is the daemon running?", pid))
 	}
-	// Fields after the command name's closing parenthesis; utime and stime
-	// are the 14th and 15th fields of the whole line.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100 // USER_HZ is 100 on Linux
+	var ns float64
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // a thread that ended
+		}
+		// The first field is the time on a CPU, in nanoseconds.
+		f, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+		ns += f
+	}
+	return ns / 1e9
 }
 
 func pct(sorted []time.Duration, p int) time.Duration { return sorted[(len(sorted)-1)*p/100] }
