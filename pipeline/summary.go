@@ -61,21 +61,24 @@ func flatten(out []byte, text string, limit int) []byte {
 			i++
 			continue
 		}
-		size := 1
 		if c < utf8.RuneSelf {
+			i++
 			if asciiSpace[c] {
 				space = len(out) > 0
-				i++
 				continue
 			}
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(text[i:])
-			if unicode.IsSpace(r) {
-				space = len(out) > 0
-				i += size
-				continue
+			if space {
+				out = append(out, ' ')
+				space = false
 			}
+			out = append(out, c) // a byte, not a slice: most of the text
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsSpace(r) {
+			space = len(out) > 0
+			i += size
+			continue
 		}
 		if space {
 			out = append(out, ' ')
