@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -42,7 +41,7 @@ func (t *Tx) EnqueueJob(path, folder string) error {
 }
 
 func (t *Tx) putJob(j *Job) error {
-	v, err := json.Marshal(j)
+	v, err := encodeJob(j)
 	if err != nil {
 		return err
 	}
@@ -63,7 +62,7 @@ func (t *Tx) JobsExcept(limit int, skip map[uint64]bool) ([]Job, error) {
 			continue
 		}
 		var j Job
-		if err := json.Unmarshal(v, &j); err != nil {
+		if err := decodeJob(v, &j); err != nil {
 			return nil, fmt.Errorf("job %d: %w", binary.BigEndian.Uint64(k), err)
 		}
 		out = append(out, j)
