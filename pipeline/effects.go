@@ -81,6 +81,19 @@ type chunkerTally struct {
 	counts map[string]int
 }
 
+// startEmpty marks the tally loaded when db holds no note yet, so that a
+// first index's status polls need not read back every note it wrote (1%
+// of indexing the Dendron vault). No commit runs before the indexer does.
+func (t *chunkerTally) startEmpty(db *store.DB) {
+	var notes int
+	if db.View(func(tx *store.Tx) error { notes = tx.Counts().Notes; return nil }) != nil || notes != 0 {
+		return
+	}
+	t.mu.Lock()
+	t.counts, t.loaded = map[string]int{}, true
+	t.mu.Unlock()
+}
+
 func (t *chunkerTally) apply(eff *txEffects) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -91,6 +91,7 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 	if err := ix.loadFolders(); err != nil {
 		ix.log.Warn("read registered folders", "err", err)
 	}
+	ix.tally.startEmpty(db)
 	return ix
 }
 

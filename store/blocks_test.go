@@ -187,3 +187,31 @@ func TestRecountBlocks(t *testing.T) {
 		t.Fatalf("own1 held by %d notes after a second recount, want 2", n)
 	}
 }
+
+// TestForEachNoteWhereDecodesOnlyWanted: the notes want refuses are not
+// handed to fn, and the rest come in path order under the prefix.
+func TestForEachNoteWhereDecodesOnlyWanted(t *testing.T) {
+	db := openTest(t)
+	err := db.Update(func(tx *Tx) error {
+		for _, p := range []string{"/v/a.md", "/v/b.md", "/v/c.md", "/w/d.md"} {
+			if _, err := tx.PutNote(blockNote(p, "x"), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked, got []string
+	err = db.View(func(tx *Tx) error {
+		want := func(path []byte) bool { asked = append(asked, string(path)); return string(path) != "/v/b.md" }
+		return tx.ForEachNoteWhere("/v/", want, func(n *Note) error { got = append(got, n.Path); return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []string{"/v/a.md", "/v/b.md", "/v/c.md"}) || !slices.Equal(got, []string{"/v/a.md", "/v/c.md"}) {
+		t.Fatalf("asked %v, visited %v", asked, got)
+	}
+}

@@ -112,9 +112,19 @@ func (t *Tx) NotesWithHash(hash string) []string {
 // ForEachNote calls fn for every note whose path starts with prefix, in path
 // order; "" visits all. fn must not keep n past the call.
 func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
+	return t.ForEachNoteWhere(prefix, nil, fn)
+}
+
+// ForEachNoteWhere is ForEachNote for the notes whose path want accepts
+// (all when want is nil); the others are not decoded, which is most of a
+// walk's cost. want must not keep path, whose bytes are the store's.
+func (t *Tx) ForEachNoteWhere(prefix string, want func(path []byte) bool, fn func(n *Note) error) error {
 	c := t.bucket(bucketNotes).Cursor()
 	p := []byte(prefix)
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		if want != nil && !want(k) {
+			continue
+		}
 		var n Note
 		if err := decodeNote(v, &n); err != nil {
 			return fmt.Errorf("note %s: %w", k, err)

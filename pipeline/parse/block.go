@@ -101,16 +101,23 @@ func snapshot(stack []headingEntry) []string {
 // count to the hash so repeats get distinct ids.
 func blockID(k Kind, text string, seen *repeats) string {
 	h := fnvAdd(fnvOffset, string(rune('a'+k)))
-	for l := range strings.SplitSeq(text, "\n") {
-		h = fnvAdd(h, strings.TrimRight(l, " \t"))
+	for more := true; more; {
+		var line string
+		line, text, more = strings.Cut(text, "\n")
+		for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t') {
+			line = line[:len(line)-1]
+		}
+		h = fnvAdd(h, line)
 		h = fnvAdd(h, "\n")
 	}
 	if n := seen.count(h); n > 0 {
 		h = fnvAdd(h, "#"+strconv.Itoa(n))
 	}
 	var b [8]byte
+	var id [16]byte
 	binary.BigEndian.PutUint64(b[:], h)
-	return hex.EncodeToString(b[:])
+	hex.Encode(id[:], b[:])
+	return string(id[:])
 }
 
 // repeats counts the block hashes of a note: in a list while the note has
