@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -345,6 +346,28 @@ func TestPieceEnd(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.l[:pieceEnd(tt.l, tt.limit)]; got != tt.want {
 			t.Errorf("pieceEnd(%q, %d) = %q, want %q", tt.l, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// TestEstimateTokensIsTheEstimator: the fast loop counts as the estimator
+// does one rune at a time, over random mixes of words, spaces, marks,
+// scripts and broken UTF-8.
+func TestEstimateTokensIsTheEstimator(t *testing.T) {
+	parts := []string{"a", "Zq9", "word", "longerwordthanten", " ", "\n", "\t", ".", "-", "é", "日本", "ー", "한", "\xff", "\xe6\x97", "x\u0301"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var sb strings.Builder
+		for range rng.IntN(24) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := sb.String()
+		var e estimator
+		for _, r := range s {
+			e.add(r)
+		}
+		if got, want := EstimateTokens(s), e.total(); got != want {
+			t.Fatalf("EstimateTokens(%q) = %d, the estimator %d", s, got, want)
 		}
 	}
 }

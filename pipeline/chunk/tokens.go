@@ -14,30 +14,36 @@ import (
 // 0. It is subadditive: the estimate of a concatenation never exceeds the
 // sum of its parts'.
 func EstimateTokens(s string) int {
-	// The ASCII loop keeps its state in locals: this runs over every block.
+	// The ASCII loop keeps its state in locals and runs over a word's
+	// letters in a loop of its own: this runs over every block.
 	tokens, word := 0, 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
+		switch asciiClass[s[i]] {
+		case classWord:
+			j := i + 1
+			for j < len(s) && asciiClass[s[j]] == classWord {
+				j++
+			}
+			word += j - i
+			i = j
+			continue
+		case classOther:
+			tokens++
 			i++
-			switch asciiClass[c] {
-			case classWord:
-				word++
-				continue
-			case classOther:
-				tokens++
-			}
-			if word > 0 {
-				tokens += 1 + word/10
-				word = 0
-			}
+		case classSpace:
+			i++
+		default:
+			e := estimator{tokens, word}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			e.add(r)
+			tokens, word = e.tokens, e.word
+			i += size
 			continue
 		}
-		e := estimator{tokens, word}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		e.add(r)
-		tokens, word = e.tokens, e.word
-		i += size
+		if word > 0 {
+			tokens += 1 + word/10
+			word = 0
+		}
 	}
 	return estimator{tokens, word}.total()
 }
@@ -46,11 +52,15 @@ const (
 	classSpace = iota
 	classWord
 	classOther
+	classMultiByte // a byte of a rune past ASCII
 )
 
-var asciiClass = func() (t [utf8.RuneSelf]byte) {
+// asciiClass classes every byte, so a string's bytes index it unchecked.
+var asciiClass = func() (t [256]byte) {
 	for c := range t {
 		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = classMultiByte
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 			t[c] = classWord
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':

@@ -74,3 +74,21 @@ func BenchmarkParseHeuristicVault(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkEstimateTokensVault(b *testing.B) {
+	notes := readVault(b)
+	var size int64
+	for _, v := range notes {
+		size += int64(len(v.data))
+	}
+	texts := make([]string, len(notes))
+	for i, v := range notes {
+		texts[i] = string(v.data)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		for _, s := range texts {
+			EstimateTokens(s)
+		}
+	}
+}
