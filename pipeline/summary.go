@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,11 +10,6 @@ import (
 
 // maxSummary is the longest lead summary, in bytes.
 const maxSummary = 240
-
-var (
-	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	wikiLink = regexp.MustCompile(`\[\[(?:[^\]|]*\|)?([^\]]*)\]\]`)
-)
 
 // leadSummary is the note's first sentence or two: from its first
 // paragraph (else its first list), with Markdown links and emphasis
@@ -32,8 +26,7 @@ func leadSummary(n *parse.Note, boiler boilerplate) string {
 	// Only the lead survives, so the regexps need not read a whole abstract.
 	text = prefixUTF8(text, 4*maxSummary)
 	if strings.Contains(text, "[") {
-		text = wikiLink.ReplaceAllString(text, "$1")
-		text = mdLink.ReplaceAllString(text, "$1")
+		text = replaceLinks(replaceLinks(text, wikiLinkAt), mdLinkAt)
 	}
 	// leadSentences reads no further than a byte past maxSummary.
 	var buf [flattened]byte
@@ -158,4 +151,74 @@ func prefixUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// replaceLinks replaces each link that linkAt finds in text, left to
+// right and not overlapping, by its text: what a regexp's ReplaceAllString
+// with "$1" does, without its machinery (a tenth of preparing a Dendron
+// note, whose leads are full of wikilinks).
+func replaceLinks(text string, linkAt func(s string) (label string, end int, ok bool)) string {
+	var out strings.Builder
+	done := 0 // text[:done] is in out
+	for i := 0; ; {
+		j := strings.IndexAny(text[i:], "[!")
+		if j < 0 {
+			break
+		}
+		i += j
+		label, end, ok := linkAt(text[i:])
+		if !ok {
+			i++
+			continue
+		}
+		out.WriteString(text[done:i])
+		out.WriteString(label)
+		i += end
+		done = i
+	}
+	if done == 0 {
+		return text
+	}
+	out.WriteString(text[done:])
+	return out.String()
+}
+
+// wikiLinkAt reads a wikilink at the start of s, `[[target]]` or
+// `[[target|label]]` (the regexp `\[\[(?:[^\]|]*\|)?([^\]]*)\]\]`),
+// and returns its label (its target when it has none) and its length.
+func wikiLinkAt(s string) (label string, end int, ok bool) {
+	if !strings.HasPrefix(s, "[[") {
+		return "", 0, false
+	}
+	k := strings.IndexByte(s[2:], ']') + 2
+	if k < 2 || k+1 >= len(s) || s[k+1] != ']' {
+		return "", 0, false
+	}
+	label = s[2:k]
+	if _, alias, found := strings.Cut(label, "|"); found {
+		label = alias
+	}
+	return label, k + 2, true
+}
+
+// mdLinkAt reads a Markdown link or image at the start of s,
+// `[label](url)` or `![label](url)` (the regexp
+// `!?\[([^\]]*)\]\([^)]*\)`), and returns its label and its length.
+func mdLinkAt(s string) (label string, end int, ok bool) {
+	p := 0
+	if strings.HasPrefix(s, "!") {
+		p = 1
+	}
+	if p >= len(s) || s[p] != '[' {
+		return "", 0, false
+	}
+	k := strings.IndexByte(s[p+1:], ']') + p + 1
+	if k < p+1 || k+1 >= len(s) || s[k+1] != '(' {
+		return "", 0, false
+	}
+	m := strings.IndexByte(s[k+2:], ')') + k + 2
+	if m < k+2 {
+		return "", 0, false
+	}
+	return s[p+1 : k], m + 1, true
 }
