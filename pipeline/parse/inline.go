@@ -51,6 +51,10 @@ func fillMarkdownMeta(n *Note, lines []string, blocks []rawBlock, fenced []lineS
 // skipping `code spans`.
 func scanInline(l string, tags, links *set, labelFirst bool) {
 	for i := 0; i < len(l); {
+		if !inlineMark[l[i]] { // most bytes: a loop over every line of prose
+			i++
+			continue
+		}
 		switch l[i] {
 		case '`':
 			i = skipCodeSpan(l, i)
@@ -75,6 +79,9 @@ func scanInline(l string, tags, links *set, labelFirst bool) {
 		i++
 	}
 }
+
+// inlineMark holds the bytes scanInline acts on.
+var inlineMark = [256]bool{'`': true, '#': true, '[': true}
 
 func isSpaceBefore(l string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(l[:i])
