@@ -43,12 +43,8 @@ func TestDialOneConnection(t *testing.T) {
 	if _, err := Dial(context.Background(), sock); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("Dial with nothing listening: %v, want ErrNotRunning", err)
 	}
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Skip(err)
-	}
 	var conns atomic.Int32
-	srv := &http.Server{
+	serveOn(t, sock, &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_ = json.NewEncoder(w).Encode(memd.Status{})
 		}),
@@ -57,9 +53,7 @@ func TestDialOneConnection(t *testing.T) {
 				conns.Add(1)
 			}
 		},
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	})
 
 	c, err := Dial(context.Background(), sock)
 	if err != nil {
@@ -79,20 +73,14 @@ func TestDialOneConnection(t *testing.T) {
 // Transport on connections of their own.
 func TestDialFirstRequestAlone(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "memd.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Skip(err)
-	}
 	var closes []bool
 	var mu sync.Mutex
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serveOn(t, sock, &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		closes = append(closes, r.Close)
 		mu.Unlock()
 		_ = json.NewEncoder(w).Encode(memd.Status{Notes: 7})
-	})}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	})})
 
 	c, err := Dial(context.Background(), sock)
 	if err != nil {
@@ -115,17 +103,11 @@ func TestDialFirstRequestAlone(t *testing.T) {
 // Transport does, and says why.
 func TestDialFirstRequestCanceled(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "memd.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Skip(err)
-	}
 	left := make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serveOn(t, sock, &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // the client hung up
 		close(left)
-	})}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	})})
 
 	c, err := Dial(context.Background(), sock)
 	if err != nil {
@@ -142,4 +124,15 @@ func TestDialFirstRequestCanceled(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the daemon's side of the request did not see the client leave")
 	}
+}
+
+// serveOn serves srv on a unix socket at sock until the test ends.
+func serveOn(t *testing.T, sock string, srv *http.Server) {
+	t.Helper()
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skip(err)
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
 }

@@ -14,5 +14,13 @@
 // bbolt's full consistency check (in a process of its own). The registered
 // folders are also kept in a file beside the store, so a new store rebuilt
 // after MoveAside knows them. Compact gives free pages back to the disk.
-// Store imports no other memd package.
+//
+// A bulk add's commits are most of indexing's CPU, so the write path keeps
+// what a commit would otherwise look up again: term ids in memory across
+// transactions (termcache.go, learnt only once a transaction commits,
+// dropped by ReleaseCaches when the daemon goes idle), a chunk's terms by
+// their number in the analyzer's Vocabulary (one hash of a term's string a
+// commit, not one an occurrence), counters changed once a commit, and one
+// cursor per bucket a transaction for its lookups (bbolt's Get builds a
+// cursor each call). Store imports no other memd package.
 package store

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"path/filepath"
 
@@ -13,14 +14,38 @@ import (
 	"github.com/memd-dev/memd/mcpserver"
 )
 
-// newMCPCmd is `memd mcp`, which `memctl mcp` runs: an MCP client of the
-// daemon (this binary's serving one, started in the background when none
-// answers), kept out of memctl so that the MCP SDK's package init does not
-// slow every memctl start.
+// newMCPCmd is `memd mcp`, which `memctl mcp` runs: an MCP server, a client
+// of the daemon, kept out of memctl so that the MCP SDK's package init does
+// not slow every memctl start.
 func newMCPCmd() *cobra.Command {
+	return newStdioClientCmd("mcp", "Serve memd to AI agents as an MCP server on stdin and stdout (memctl mcp runs it)",
+		func(ctx context.Context, c stdioClient) error {
+			return mcpserver.Serve(ctx, c.in, c.out, mcpserver.Options{
+				Connect: c.connect,
+				Version: memdVersion(),
+				Log:     c.log,
+			})
+		})
+}
+
+// stdioClient is what a server on stdin and stdout that memctl hands
+// itself over to (mcp, lsp) gets: its streams, a warnings-only log on
+// stderr, and a connection to the daemon that starts one in the
+// background when none answers.
+type stdioClient struct {
+	in      io.Reader
+	out     io.Writer
+	log     *slog.Logger
+	connect func(context.Context) (*api.Client, error)
+}
+
+// newStdioClientCmd is a hidden memd subcommand serving one editor or agent
+// on stdin and stdout with serve, for the daemon that --data and --socket
+// (or the config file and environment) name.
+func newStdioClientCmd(use, short string, serve func(context.Context, stdioClient) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:    "mcp",
-		Short:  "Serve memd to AI agents as an MCP server on stdin and stdout (memctl mcp runs it)",
+		Use:    use,
+		Short:  short,
 		Args:   cobra.NoArgs,
 		Hidden: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -28,10 +53,11 @@ func newMCPCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return mcpserver.Serve(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), mcpserver.Options{
-				Connect: func(ctx context.Context) (*api.Client, error) { return autostart.Connect(ctx, d) },
-				Version: memdVersion(),
-				Log:     slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+			return serve(cmd.Context(), stdioClient{
+				in:      cmd.InOrStdin(),
+				out:     cmd.OutOrStdout(),
+				log:     slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+				connect: func(ctx context.Context) (*api.Client, error) { return autostart.Connect(ctx, d) },
 			})
 		},
 	}
