@@ -159,12 +159,27 @@ const bulkGC = 400
 // "Bulk indexing's commit and GC").
 const bulkHeapGrowth = 256 << 20
 
+// bulkHeapFloor is what the raised percent lets a small live heap grow
+// before a collection, up to bulkGCSmallHeap: at bulkGC a small vault's
+// batch (the Dendron vault's one, its live heap a few MB when it is read)
+// still met three collections, 8% of indexing it; past the first, none.
+// Its peak memory grows by a few MB.
+const bulkHeapFloor = 64 << 20
+
+// bulkGCSmallHeap bounds the percent that bulkHeapFloor gives a small
+// live heap: the percent holds until the next batch is read, while a
+// batch's live heap grows to several times what it was.
+const bulkGCSmallHeap = 1600
+
 // bulkGCPercent is the collector's percent for a batch over a live heap of
-// live bytes, where the percent found was before: bulkGC or what keeps the
-// heap's growth to bulkHeapGrowth, never below before.
+// live bytes, where the percent found was before: bulkGC, more for a small
+// heap (bulkHeapFloor), or what keeps the heap's growth to
+// bulkHeapGrowth, never below before.
 func bulkGCPercent(live uint64, before int) int {
-	p := bulkHeapGrowth * 100 / max(live, 1)
-	return int(min(max(p, uint64(before)), bulkGC))
+	live = max(live, 1)
+	most := min(max(bulkHeapFloor*100/live, bulkGC), bulkGCSmallHeap)
+	p := bulkHeapGrowth * 100 / live
+	return int(min(max(p, uint64(before)), most))
 }
 
 // raiseGC sets the collector's percent for the batch just read

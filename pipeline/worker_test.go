@@ -151,17 +151,20 @@ func gcPercent() int {
 }
 
 // The raised percent keeps a large live heap's growth to bulkHeapGrowth,
-// and never goes below the percent found nor above bulkGC.
+// lets a small one grow bulkHeapFloor up to bulkGCSmallHeap, and never
+// goes below the percent found nor, past a small heap, above bulkGC.
 func TestBulkGCPercent(t *testing.T) {
 	for _, c := range []struct {
 		live         uint64
 		before, want int
 	}{
 		{20 << 20, 100, bulkGC},
+		{8 << 20, 100, 800},
+		{1 << 20, 100, bulkGCSmallHeap},
 		{128 << 20, 100, 200},
 		{1 << 30, 100, 100},
 		{1 << 30, 150, 150},
-		{0, 100, bulkGC},
+		{0, 100, bulkGCSmallHeap},
 	} {
 		if got := bulkGCPercent(c.live, c.before); got != c.want {
 			t.Errorf("live %d MiB, GOGC %d: %d, want %d", c.live>>20, c.before, got, c.want)
@@ -170,14 +173,14 @@ func TestBulkGCPercent(t *testing.T) {
 }
 
 // A burst of work raises the collector's percent (the test's heap is
-// small: to bulkGC), and the idle release puts back what the worker found;
+// small: to bulkGC or more), and the idle release puts back what the worker found;
 // GOGC=off stays off.
 func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
 	var bw batchWorker
 	bw.raiseGC()
-	if got := gcPercent(); got != bulkGC {
-		t.Errorf("GOGC %d during a burst, want %d", got, bulkGC)
+	if got := gcPercent(); got < bulkGC || got > bulkGCSmallHeap {
+		t.Errorf("GOGC %d during a burst, want %d to %d", got, bulkGC, bulkGCSmallHeap)
 	}
 	bw.raiseGC()
 	bw.restoreGC()
