@@ -44,9 +44,13 @@ type boilerplate map[string]bool
 
 // storedBoilerplate is the boilerplate of blocks (a note's ids) of folder
 // as stored in tx.
-func storedBoilerplate(tx *store.Tx, folder string, blocks []string) boilerplate {
+func storedBoilerplate(tx *store.Tx, folder string, blocks []string) (boilerplate, error) {
+	counts, err := tx.BlockHoldersOf(folder, blocks)
+	if err != nil {
+		return nil, err
+	}
 	var out boilerplate
-	for i, n := range tx.BlockHoldersOf(folder, blocks) {
+	for i, n := range counts {
 		if n >= boilerplateNotes {
 			if out == nil {
 				out = boilerplate{}
@@ -54,18 +58,22 @@ func storedBoilerplate(tx *store.Tx, folder string, blocks []string) boilerplate
 			out[blocks[i]] = true
 		}
 	}
-	return out
+	return out, nil
 }
 
 // matches reports whether b is the boilerplate of blocks of folder as
 // stored in tx now.
-func (b boilerplate) matches(tx *store.Tx, folder string, blocks []string) bool {
-	for i, n := range tx.BlockHoldersOf(folder, blocks) {
+func (b boilerplate) matches(tx *store.Tx, folder string, blocks []string) (bool, error) {
+	counts, err := tx.BlockHoldersOf(folder, blocks)
+	if err != nil {
+		return false, err
+	}
+	for i, n := range counts {
 		if (n >= boilerplateNotes) != b[blocks[i]] {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // batchBoilerplate sets the boilerplate of each note outs will write with
@@ -113,7 +121,11 @@ func batchBoilerplate(tx *store.Tx, outs []outcome) error {
 		for id := range f {
 			ids = append(ids, id)
 		}
-		for i, n := range tx.BlockHoldersOf(folder, ids) {
+		counts, err := tx.BlockHoldersOf(folder, ids)
+		if err != nil {
+			return err
+		}
+		for i, n := range counts {
 			f[ids[i]] += n
 		}
 	}
@@ -187,7 +199,11 @@ func (s *boilerplateSettle) settle(tx *store.Tx, exact bool) error {
 	}
 	if !exact {
 		for path, w := range s.written {
-			if !w.boiler.matches(tx, w.folder, w.blocks) {
+			same, err := w.boiler.matches(tx, w.folder, w.blocks)
+			if err != nil {
+				return err
+			}
+			if !same {
 				redo[path] = true
 			}
 		}

@@ -102,7 +102,9 @@ func (e *enricher) queued() ([]queuedNote, error) {
 			}
 			q := queuedNote{path: path, note: n}
 			if n != nil {
-				q.boiler = storedBoilerplate(tx, n.Folder, n.Blocks)
+				if q.boiler, err = storedBoilerplate(tx, n.Folder, n.Blocks); err != nil {
+					return err
+				}
 			}
 			out = append(out, q)
 		}
@@ -180,7 +182,11 @@ func (e *enricher) commit(outs []outcome, stales []stale) error {
 			if n == nil || n.Hash != o.note.Hash || !tx.Enriching(o.note.Path) {
 				continue // rewritten or removed meanwhile: the newer write wins
 			}
-			if !o.boiler.matches(tx, n.Folder, n.Blocks) {
+			same, err := o.boiler.matches(tx, n.Folder, n.Blocks)
+			if err != nil {
+				return err
+			}
+			if !same {
 				continue // its boilerplate changed meanwhile: still marked, the next round weighs it anew
 			}
 			if err := writeNote(tx, o, eff); err != nil {

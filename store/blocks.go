@@ -31,15 +31,17 @@ const (
 )
 
 // BlockHoldersOf returns how many notes of folder hold each block of ids
-// (0 for an id parse would not make), reading each shard once.
-func (t *Tx) BlockHoldersOf(folder string, ids []string) []int {
-	out := make([]int, len(ids))
-	if t.flushBlocks() != nil {
-		return out
+// (0 for an id parse would not make), reading each shard once. The
+// transaction's own count changes are written first; when that fails, so
+// does the read, rather than answer with counts that leave them out.
+func (t *Tx) BlockHoldersOf(folder string, ids []string) ([]int, error) {
+	if err := t.flushBlocks(); err != nil {
+		return nil, err
 	}
+	out := make([]int, len(ids))
 	b := t.bucket(bucketBlocks).Bucket([]byte(folder))
 	if b == nil {
-		return out
+		return out, nil
 	}
 	keys := make([]uint64, len(ids))
 	order := make([]int, 0, len(ids))
@@ -60,7 +62,7 @@ func (t *Tx) BlockHoldersOf(folder string, ids []string) []int {
 			out[i] = int(binary.BigEndian.Uint32(run[at+8:]))
 		}
 	}
-	return out
+	return out, nil
 }
 
 // BlockChange is how this transaction changed the number of notes of

@@ -38,12 +38,15 @@ func changes(t *testing.T, db *DB, fn func(tx *Tx) error) []BlockChange {
 
 func holders(t *testing.T, db *DB, id string) int {
 	t.Helper()
-	var n int
-	db.View(func(tx *Tx) error {
-		n = tx.BlockHoldersOf("/v", []string{id})[0]
-		return nil
-	})
-	return n
+	var counts []int
+	if err := db.View(func(tx *Tx) error {
+		var err error
+		counts, err = tx.BlockHoldersOf("/v", []string{id})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return counts[0]
 }
 
 func TestBlockHoldersFollowNotes(t *testing.T) {
@@ -109,8 +112,8 @@ func TestBlockHoldersAreCountedPerFolder(t *testing.T) {
 	// Removing the folder's notes leaves no holder behind.
 	changes(t, db, func(tx *Tx) error { return tx.DeleteNotesUnder("/w/", func(*Note) {}) })
 	db.View(func(tx *Tx) error {
-		if n := tx.BlockHoldersOf("/w", []string{footer})[0]; n != 0 {
-			t.Fatalf("removed folder still holds %d", n)
+		if n, err := tx.BlockHoldersOf("/w", []string{footer}); err != nil || n[0] != 0 {
+			t.Fatalf("removed folder still holds %v (%v)", n, err)
 		}
 		return nil
 	})
@@ -133,8 +136,12 @@ func TestBlockCountsShareShards(t *testing.T) {
 						return err
 					}
 					// A count read mid-transaction sees what came before it.
-					if got := tx.BlockHoldersOf("/v", []string{id})[0]; i == 150 && got != round+1 {
-						return fmt.Errorf("mid-transaction count of %s = %d", id, got)
+					got, err := tx.BlockHoldersOf("/v", []string{id})
+					if err != nil {
+						return err
+					}
+					if i == 150 && got[0] != round+1 {
+						return fmt.Errorf("mid-transaction count of %s = %d", id, got[0])
 					}
 				}
 			}
@@ -142,7 +149,13 @@ func TestBlockCountsShareShards(t *testing.T) {
 		})
 	}
 	var all []int
-	db.View(func(tx *Tx) error { all = tx.BlockHoldersOf("/v", append(ids, "not an id")); return nil })
+	if err := db.View(func(tx *Tx) error {
+		var err error
+		all, err = tx.BlockHoldersOf("/v", append(ids, "not an id"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for i, id := range ids {
 		want := 1
 		if i%2 == 0 {
@@ -213,5 +226,28 @@ func TestForEachNoteWhereDecodesOnlyWanted(t *testing.T) {
 	}
 	if !slices.Equal(asked, []string{"/v/a.md", "/v/b.md", "/v/c.md"}) || !slices.Equal(got, []string{"/v/a.md", "/v/c.md"}) {
 		t.Fatalf("asked %v, visited %v", asked, got)
+	}
+}
+
+// A count read in a transaction whose own count changes cannot be written
+// fails, instead of answering with counts that leave those changes out
+// (it once answered zeros). A folder's counts are a bucket named by the
+// folder, which bbolt refuses for an empty name.
+func TestBlockHoldersOfSaysWhenPendingCountsFail(t *testing.T) {
+	db := openTest(t)
+	err := db.Update(func(tx *Tx) error {
+		n := blockNote("/v/a.md", own1)
+		n.Folder = ""
+		if _, err := tx.PutNote(n, nil); err != nil {
+			return err
+		}
+		counts, err := tx.BlockHoldersOf("", []string{own1})
+		if err == nil {
+			t.Errorf("counts %v and no error, though the note's own count could not be written", counts)
+		}
+		return err
+	})
+	if err == nil {
+		t.Fatal("the transaction committed counts it could not write")
 	}
 }
