@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/memd-dev/memd"
@@ -25,7 +26,12 @@ type enricher struct {
 	log    *slog.Logger
 	// commitMu is the Indexer's write lock: commits do not interleave with a
 	// batch, Forget, Reindex or RemoveFolder.
-	commitMu  *writeLock
+	commitMu *writeLock
+	// busy is the Indexer's count of work under way, held from a commit
+	// until committed has told the rest of memd: the commit takes the
+	// notes off the enrich queue, and an Indexer that looked idle in
+	// between would answer WaitIdle before the vectors serve.
+	busy      *atomic.Int64
 	committed func(eff *txEffects, evs []memd.Event, requeued bool)
 
 	wake  chan struct{} // capacity 1: notes were queued
@@ -169,6 +175,8 @@ func (e *enricher) parse(n *store.Note, boiler boilerplate) (outcome, bool) {
 func (e *enricher) commit(outs []outcome, stales []stale) error {
 	e.commitMu.Lock()
 	defer e.commitMu.Unlock()
+	e.busy.Add(1)
+	defer e.busy.Add(-1)
 	var eff *txEffects
 	var evs []memd.Event
 	err := e.db.Update(func(tx *store.Tx) error {

@@ -85,7 +85,7 @@ func NewIndexer(db *store.DB, cfg Config) *Indexer {
 		writes: &ix.writes, busy: &ix.busy, host: ix,
 	}
 	ix.enricher = &enricher{
-		db: db, stages: ix.stages, log: log, commitMu: &ix.writes, committed: ix.enriched,
+		db: db, stages: ix.stages, log: log, commitMu: &ix.writes, busy: &ix.busy, committed: ix.enriched,
 		wake: make(chan struct{}, 1),
 	}
 	if err := ix.loadFolders(); err != nil {

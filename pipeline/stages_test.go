@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/inference"
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
@@ -409,5 +410,33 @@ func TestChunkRequestFailureWarnsOnce(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "level=WARN"); n != 1 || !strings.Contains(logs.String(), "chat template not supported") {
 		t.Fatalf("%d warnings, want one naming the cause:\n%s", n, logs.String())
+	}
+}
+
+// WaitIdle returns only once an enrichment's commit has been told to the
+// rest of memd: the commit takes the notes off the enrich queue, and the
+// vectors serve only after it (memctl add --wait returned, now and then,
+// before recall could find them). The telling is slowed here so that an
+// Indexer that counted the gap as idle would answer in it.
+func TestWaitIdleWaitsForEnrichedVectors(t *testing.T) {
+	dir := tempDir(t)
+	for i := range 5 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("n%d.md", i)), fmt.Sprintf("# Note %d\n\nText %d.\n", i, i))
+	}
+	cfg := testConfig()
+	cfg.Embedder = &fakeEmb{fp: "emb-a", dim: 8}
+	ti := newIndexer(t, cfg)
+	told := ti.enricher.committed
+	ti.enricher.committed = func(eff *txEffects, evs []memd.Event, requeued bool) {
+		time.Sleep(200 * time.Millisecond)
+		told(eff, evs, requeued)
+	}
+	ti.start(t)
+	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	ti.waitIdle(t)
+	if got := ti.served("emb-a"); got != 5 {
+		t.Fatalf("idle, and the in-memory index holds %d vectors, want 5", got)
 	}
 }
