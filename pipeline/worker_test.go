@@ -125,14 +125,7 @@ func TestQueueWindowsOverlap(t *testing.T) {
 // An idle worker gives its memory back once per burst of work, and indexes
 // the next burst as well as the first (its preparers are built again).
 func TestIdleWorkerReleasesMemoryAndIndexesAgain(t *testing.T) {
-	dir := tempDir(t)
-	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n\nAlpha notes about apricots.\n")
-	ti := startIndexer(t, testConfig())
-	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
-	ti.waitIdle(t)
-	waitFor(t, "the first release", func() bool { return ti.worker.released.Load() == 1 })
+	ti, dir := indexAlphaUntilReleased(t)
 
 	beta := filepath.Join(dir, "beta.md")
 	writeFile(t, beta, "# Beta\n\nBeta notes about bananas.\n")
@@ -141,6 +134,21 @@ func TestIdleWorkerReleasesMemoryAndIndexesAgain(t *testing.T) {
 		t.Errorf("the note indexed after the release has no postings")
 	}
 	waitFor(t, "the second release", func() bool { return ti.worker.released.Load() == 2 })
+}
+
+// indexAlphaUntilReleased indexes a folder of one note and waits for the
+// idle worker's first release of its memory.
+func indexAlphaUntilReleased(t *testing.T) (*testIndexer, string) {
+	t.Helper()
+	dir := tempDir(t)
+	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n\nAlpha notes about apricots.\n")
+	ti := startIndexer(t, testConfig())
+	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	ti.waitIdle(t)
+	waitFor(t, "the first release", func() bool { return ti.worker.released.Load() == 1 })
+	return ti, dir
 }
 
 // gcPercent is the collector's percent (GOGC) now.
@@ -201,14 +209,7 @@ func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
 	bw.restoreGC()
 
 	debug.SetGCPercent(150)
-	dir := tempDir(t)
-	writeFile(t, filepath.Join(dir, "alpha.md"), "# Alpha\n\nAlpha notes about apricots.\n")
-	ti := startIndexer(t, testConfig())
-	if _, err := ti.AddFolder(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
-	ti.waitIdle(t)
-	waitFor(t, "the release", func() bool { return ti.worker.released.Load() == 1 })
+	indexAlphaUntilReleased(t)
 	if got := gcPercent(); got != 150 {
 		t.Errorf("GOGC %d after the idle release, want 150", got)
 	}

@@ -23,17 +23,10 @@ if [ ! -d "$work/notes" ]; then
   (cd "$root" && go run ./scripts/boilervault -keep "$keep" make "$vault" "$work/notes")
 fi
 (cd "$root" && go run ./scripts/boilervault share "$work/notes")
-sock=$work/memd.sock
 rm -rf "$work/data"
-"$bin/memd" --data "$work/data" --socket "$sock" 2>"$work/memd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
-t0=$(date +%s.%N)
-"$bin/memctl" --socket "$sock" add --wait "$work/notes" >/dev/null
-t1=$(date +%s.%N)
-cpu=$(awk '{print ($14+$15)/100}' /proc/$pid/stat)
-echo "indexed in $(echo "$t1 - $t0" | bc) s wall, ${cpu} s CPU; store $(du -k "$work/data/memd.db" | cut -f1) KB"
+. "$root/scripts/index-notes.sh"
+index_notes "$bin" "$work" "$work/notes"
+echo "indexed in $wall s wall, ${cpu} s CPU; store $(du -k "$work/data/memd.db" | cut -f1) KB"
 for q in "${questions[@]}"; do
   text=${q%%|*} want=${q##*|}
   "$bin/memctl" --socket "$sock" recall --json -k 100 "$text" | python3 -c '
