@@ -124,14 +124,23 @@ func (e *postingEdits) setLength(chunk uint64, length uint32) {
 // term before they are cut into blocks: a map operation per posting was
 // most of a bulk commit's lexical work.
 func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
-	l := termLocals{cache: t.terms, stamp: resolveStamps.Add(1), missed: map[string]int32{}}
-	if l.cache == nil {
-		l.cache = &termCache{} // a lexicon being rebuilt: nothing is known
+	cache := t.terms
+	if cache == nil {
+		cache = &termCache{} // a lexicon being rebuilt: nothing is known
 	}
-	n := 0
+	n, distinct := 0, 0
+	var vocabs []*Vocabulary // few: one a preparer's numbering
 	for _, c := range e.added {
 		n += len(c.terms)
+		if v := c.vocab; v != nil {
+			v.reserve(c.terms)
+			if !slices.Contains(vocabs, v) {
+				vocabs = append(vocabs, v)
+				distinct += len(v.marks)
+			}
+		}
 	}
+	l := newTermLocals(cache, min(distinct, n))
 	occ := make([]int32, 0, n) // each added term's local index, in the order of e.added
 	for _, c := range e.added {
 		v := c.vocab
@@ -192,7 +201,7 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	}
 	// Each term's postings ascend by chunk id, so each span's run is one
 	// block, and no block is named twice.
-	var blocks []blockEdit
+	blocks := make([]blockEdit, 0, len(counts)) // a block a term at least
 	start := int32(0)
 	for li, end := range counts {
 		list := all[start:end:end]
@@ -229,6 +238,21 @@ type termLocals struct {
 	counts    []int32  // postings by local index
 }
 
+// newTermLocals makes the locals of a commit of about distinct terms.
+// Its map and slices are sized for them when the cache knows none (a
+// first index, where every term is new); else most terms are the
+// cache's, and they grow from small.
+func newTermLocals(cache *termCache, distinct int) termLocals {
+	if len(cache.index) > 0 {
+		distinct = 0
+	}
+	return termLocals{
+		cache: cache, stamp: resolveStamps.Add(1), missed: make(map[string]int32, distinct),
+		missTerms: make([]string, 0, distinct), missLocal: make([]int32, 0, distinct),
+		ids: make([]uint32, 0, distinct), counts: make([]int32, 0, distinct),
+	}
+}
+
 func (l *termLocals) of(term string) int32 {
 	if ci, ok := l.cache.index[term]; ok {
 		en := &l.cache.entries[ci]
@@ -257,11 +281,7 @@ type blockEdit struct {
 
 // termIDs returns the id of each of terms, giving new terms the next ids.
 func (t *Tx) termIDs(terms []string) ([]uint32, error) {
-	order := make([]int32, len(terms)) // terms' indexes in term order
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	order := termOrder(terms)
 	b := t.bucket(bucketTerms)
 	ids := make([]uint32, len(terms))
 	if err := lookupTerms(b, terms, order, func(i int32, id uint32) { ids[i] = id }); err != nil {
@@ -308,6 +328,46 @@ func (t *Tx) termIDs(terms []string) ([]uint32, error) {
 		}
 	}
 	return ids, nil
+}
+
+// termOrder is the indexes of terms in term order. It sorts each term's
+// first 8 bytes packed into an integer beside its index, and compares
+// the strings only where those are equal: a first index sorts tens of
+// thousands of new terms, and a comparison that loads two strings through
+// their headers was most of that sort.
+func termOrder(terms []string) []int32 {
+	type keyed struct {
+		prefix uint64
+		i      int32
+	}
+	ks := make([]keyed, len(terms))
+	for i, term := range terms {
+		ks[i] = keyed{prefix: termPrefix(term), i: int32(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.prefix != b.prefix {
+			return compareU64(a.prefix, b.prefix)
+		}
+		return strings.Compare(terms[a.i], terms[b.i])
+	})
+	order := make([]int32, len(terms))
+	for j, k := range ks {
+		order[j] = k.i
+	}
+	return order
+}
+
+// termPrefix is term's first 8 bytes big-endian, zero-padded: prefixes
+// order as their terms do, and terms of equal prefixes need a compare.
+func termPrefix(term string) uint64 {
+	var p uint64
+	for i := range 8 {
+		p <<= 8
+		if i < len(term) {
+			p |= uint64(term[i])
+		}
+	}
+	return p
 }
 
 // lookupTerms calls found with the index and id of each of terms that the

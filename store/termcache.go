@@ -1,5 +1,7 @@
 package store
 
+import "slices"
+
 // termCache holds the term dictionary's term → id in memory across write
 // transactions, so a commit finds the id of a term it has seen before with
 // one map lookup, not a walk or a Get of the bbolt dictionary (at 100k
@@ -29,6 +31,7 @@ func (c *termCache) learn(terms []string, ids []uint32) {
 	if c.index == nil {
 		c.index = make(map[string]int32, len(terms))
 	}
+	c.entries = slices.Grow(c.entries, len(terms))
 	for i, term := range terms {
 		c.index[term] = int32(len(c.entries))
 		c.entries = append(c.entries, termEntry{id: ids[i]})
@@ -59,6 +62,18 @@ type Vocabulary struct {
 type vocabMark struct {
 	resolve uint64 // the resolveAdded call local is for (resolveStamps)
 	local   int32
+}
+
+// reserve makes room for the numbers of terms at once, rather than
+// growing the marks a number at a time as a commit meets them.
+func (v *Vocabulary) reserve(terms []TermFreq) {
+	top := -1
+	for _, tf := range terms {
+		top = max(top, int(tf.Num))
+	}
+	if top >= len(v.marks) {
+		v.marks = append(v.marks, make([]vocabMark, top+1-len(v.marks))...)
+	}
 }
 
 func (v *Vocabulary) mark(num uint32) *vocabMark {
