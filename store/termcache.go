@@ -1,6 +1,9 @@
 package store
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // termCache holds the term dictionary's term → id in memory across write
 // transactions, so a commit finds the id of a term it has seen before with
@@ -15,7 +18,14 @@ import "slices"
 type termCache struct {
 	index   map[string]int32 // term → its entry
 	entries []termEntry
+	// gen names this cache's entries among all caches of all stores
+	// (cacheGens), from its first learn to its reset: a Vocabulary mark
+	// naming an entry holds for the cache of its generation only.
+	gen uint64
 }
+
+// cacheGens numbers term caches as they start (termCache.gen); 0 is none.
+var cacheGens atomic.Uint64
 
 // termEntry is a cached term's id and, for the transaction resolving its
 // terms, the term's index among them.
@@ -30,6 +40,7 @@ type termEntry struct {
 func (c *termCache) learn(terms []string, ids []uint32) {
 	if c.index == nil {
 		c.index = make(map[string]int32, len(terms))
+		c.gen = cacheGens.Add(1)
 	}
 	c.entries = slices.Grow(c.entries, len(terms))
 	for i, term := range terms {
@@ -58,10 +69,13 @@ type Vocabulary struct {
 	marks []vocabMark // by number
 }
 
-// vocabMark is a numbered term's local index in the commit resolving it.
+// vocabMark is a numbered term's local index in the commit resolving it,
+// and its entry in the term cache of generation cacheGen (0: none known).
 type vocabMark struct {
-	resolve uint64 // the resolveAdded call local is for (resolveStamps)
-	local   int32
+	resolve  uint64 // the resolveAdded call local is for (resolveStamps)
+	local    int32
+	entry    int32
+	cacheGen uint64
 }
 
 // reserve makes room for the numbers of terms at once, rather than
