@@ -162,14 +162,17 @@ const bulkHeapGrowth = 256 << 20
 // bulkHeapFloor is what the raised percent lets a small live heap grow
 // before a collection, up to bulkGCSmallHeap: at bulkGC a small vault's
 // batch (the Dendron vault's one, its live heap a few MB when it is read)
-// still met three collections, 8% of indexing it; past the first, none.
-// Its peak memory grows by a few MB.
-const bulkHeapFloor = 64 << 20
+// still met three collections, 8% of indexing it; at a floor of 64 MiB
+// one, at 61 MB of heap with 26 MB live, 4% of it, which 128 MiB takes
+// away without raising the vault's peak RSS (83 MB either way: its
+// batch's heap ends near the first floor) and lowers SciFact's
+// (177-182 → 156-170 MB; BENCHMARKS.md, "Bulk indexing, round three").
+const bulkHeapFloor = 128 << 20
 
 // bulkGCSmallHeap bounds the percent that bulkHeapFloor gives a small
 // live heap: the percent holds until the next batch is read, while a
 // batch's live heap grows to several times what it was.
-const bulkGCSmallHeap = 1600
+const bulkGCSmallHeap = 3200
 
 // bulkGCPercent is the collector's percent for a batch over a live heap of
 // live bytes, where the percent found was before: bulkGC, more for a small

@@ -166,8 +166,9 @@ func TestBulkGCPercent(t *testing.T) {
 		live         uint64
 		before, want int
 	}{
-		{20 << 20, 100, bulkGC},
-		{8 << 20, 100, 800},
+		{40 << 20, 100, bulkGC},
+		{20 << 20, 100, 640},
+		{8 << 20, 100, 1600},
 		{1 << 20, 100, bulkGCSmallHeap},
 		{128 << 20, 100, 200},
 		{1 << 30, 100, 100},
