@@ -228,8 +228,11 @@ func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int3
 	if len(added) == 0 {
 		return nil
 	}
-	first := added[0].id
-	next := make([]int32, added[len(added)-1].id-first+1) // by chunk id - first: where its record's next term goes
+	first, last := added[0].id, added[0].id
+	for _, c := range added {
+		first, last = min(first, c.id), max(last, c.id)
+	}
+	next := make([]int32, last-first+1) // by chunk id - first: where its record's next term goes
 	at := int32(0)
 	for _, c := range added {
 		next[c.id-first] = at
