@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
 	"github.com/memd-dev/memd"
@@ -66,24 +68,17 @@ func (a *app) startProgress(ctx context.Context, c *api.Client, desc string) *pr
 func (p *progress) untilIdle(ctx context.Context) error {
 	idle := make(chan error, 1)
 	p.wg.Go(func() { idle <- p.c.WaitIdle(ctx) })
-	var bar *progressbar.ProgressBar
+	var bar *noteBar
 	done, pending := 0, -1
-	// The bar counts notes done and says how many jobs are pending, with
-	// no total: pending counts jobs, which merge and split as a folder is
-	// scanned, so a total made from it jumps (0/5183, 0/3136, 2306/2307).
 	// On an idle daemon there is nothing to draw.
 	draw := func() {
 		if p.w == nil || (bar == nil && pending <= 0) {
 			return
 		}
 		if bar == nil {
-			bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(p.w),
-				progressbar.OptionShowCount(), progressbar.OptionSetItsString("notes"), progressbar.OptionShowIts(),
-				progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
-				progressbar.OptionClearOnFinish())
+			bar = newNoteBar(p.w)
 		}
-		bar.Describe(fmt.Sprintf("%s (%d pending)", p.desc, max(pending, 0)))
-		_ = bar.Set(done)
+		bar.set(fmt.Sprintf("%s (%d pending)", p.desc, max(pending, 0)), done)
 	}
 	base := int64(-1)
 	poll := func() {
@@ -107,7 +102,7 @@ func (p *progress) untilIdle(ctx context.Context) error {
 		select {
 		case err := <-idle:
 			if bar != nil {
-				_ = bar.Finish()
+				bar.clear()
 			}
 			return err
 		case ev, ok := <-p.events:
@@ -125,6 +120,46 @@ func (p *progress) untilIdle(ctx context.Context) error {
 			poll()
 		}
 	}
+}
+
+// noteBar draws a spinner, what is being done, the notes done, their rate
+// and the time taken: "⠹ indexing ~/notes (812 pending) (2306 notes, 412
+// notes/s) [5s]". It has no total: pending counts jobs, which merge and
+// split as a folder is scanned, so a total made from it jumps (0/5183,
+// 0/3136, 2306/2307).
+type noteBar struct {
+	container *mpb.Progress
+	bar       *mpb.Bar
+	start     time.Time
+	desc      atomic.Pointer[string]
+}
+
+func newNoteBar(w io.Writer) *noteBar {
+	b := &noteBar{start: time.Now(), container: mpb.New(mpb.WithOutput(w), mpb.WithRefreshRate(100*time.Millisecond),
+		// A writer that is not a terminal (a test's) gets frames too.
+		mpb.WithAutoRefresh())}
+	b.desc.Store(new(string))
+	b.bar = b.container.New(0, mpb.NopStyle(),
+		mpb.PrependDecorators(decor.Spinner(nil, decor.WCSyncSpaceR), decor.Any(b.line)),
+		mpb.BarRemoveOnComplete())
+	return b
+}
+
+func (b *noteBar) line(s decor.Statistics) string {
+	took := time.Since(b.start)
+	return fmt.Sprintf("%s (%d notes, %.0f notes/s) [%v]", *b.desc.Load(), s.Current,
+		float64(s.Current)/max(took.Seconds(), 1e-3), took.Round(time.Second))
+}
+
+func (b *noteBar) set(desc string, done int) {
+	b.desc.Store(&desc)
+	b.bar.SetCurrent(int64(done))
+}
+
+// clear takes the bar off the screen and returns when it is gone.
+func (b *noteBar) clear() {
+	b.bar.SetTotal(-1, true)
+	b.container.Wait()
 }
 
 func (p *progress) stop() {

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
 	"github.com/memd-dev/memd/inference/hub"
@@ -68,9 +69,10 @@ func newModelPullCmd() *cobra.Command {
 
 // downloadBar draws pull's progress on a terminal, nothing elsewhere.
 type downloadBar struct {
-	w    io.Writer // nil: draw nothing
-	name string
-	bar  *progressbar.ProgressBar
+	w         io.Writer // nil: draw nothing
+	name      string
+	container *mpb.Progress
+	bar       *mpb.Bar
 }
 
 func newDownloadBar(name string, draw bool, w io.Writer) *downloadBar {
@@ -86,17 +88,21 @@ func (b *downloadBar) update(done, total int64) {
 		return
 	}
 	if b.bar == nil {
-		b.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(b.w),
-			progressbar.OptionSetDescription(b.name), progressbar.OptionShowBytes(true),
-			progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
+		b.container = mpb.New(mpb.WithOutput(b.w), mpb.WithRefreshRate(100*time.Millisecond))
+		b.bar = b.container.AddBar(total, mpb.BarWidth(30),
+			mpb.PrependDecorators(decor.Name(b.name, decor.WCSyncSpaceR), decor.Percentage(decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.Counters(decor.SizeB1024(0), "% .1f / % .1f"),
+				decor.AverageSpeed(decor.SizeB1024(0), " (% .1f/s)")),
+			mpb.BarRemoveOnComplete())
 	}
-	_ = b.bar.Set64(done)
+	b.bar.SetCurrent(done)
 }
 
+// finish takes the bar off the screen and returns when it is gone.
 func (b *downloadBar) finish() {
 	if b.bar != nil {
-		_ = b.bar.Finish()
+		b.bar.SetTotal(-1, true)
+		b.container.Wait()
 	}
 }
 
