@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memd-dev/memd/internal/gencorpus"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -43,7 +43,7 @@ func BenchmarkIndexGenerated(b *testing.B) {
 	}
 	dir := b.TempDir()
 	t0 := time.Now()
-	if err := generateCorpus(dir, n, 1); err != nil {
+	if err := gencorpus.Write(dir, n, 1); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d notes in %v", n, time.Since(t0).Round(time.Millisecond))
@@ -147,66 +147,6 @@ func corpusSize(b *testing.B, dir string) (files int, size int64) {
 	return files, size
 }
 
-// generateCorpus writes n Markdown notes under dir, 500 to a folder, from a
-// fixed seed: YAML front matter with a title and tags, an H1, two to five
-// H2 sections of one to three paragraphs of 15-60 words drawn from a Zipf
-// distribution over 20,000 made-up words, and now and then a list, a code
-// fence and a [[wikilink]]. Notes average about 1.8 KB.
-func generateCorpus(dir string, n int, seed uint64) error {
-	r := rand.New(rand.NewPCG(seed, 0))
-	vocab := make([]string, 20000)
-	const letters = "etaoinshrdlucmfwypvbgkqjxz"
-	for i := range vocab {
-		l := 2 + r.IntN(9)
-		var sb strings.Builder
-		for range l {
-			sb.WriteByte(letters[min(r.IntN(26), r.IntN(26))])
-		}
-		vocab[i] = sb.String()
-	}
-	zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, 1)), 1.1, 2, uint64(len(vocab)-1))
-	words := func(k int) string {
-		ws := make([]string, k)
-		for i := range ws {
-			ws[i] = vocab[zipf.Uint64()]
-		}
-		return strings.Join(ws, " ")
-	}
-	var sb strings.Builder
-	for i := range n {
-		sb.Reset()
-		title := words(2 + r.IntN(4))
-		fmt.Fprintf(&sb, "---\ntitle: %s\ntags: [%s, %s]\n---\n\n# %s\n\n", title, vocab[r.IntN(200)], vocab[r.IntN(200)], title)
-		for range 2 + r.IntN(4) {
-			fmt.Fprintf(&sb, "## %s\n\n", words(1+r.IntN(4)))
-			for range 1 + r.IntN(3) {
-				fmt.Fprintf(&sb, "%s.\n\n", words(15+r.IntN(46)))
-			}
-			switch r.IntN(6) {
-			case 0:
-				for range 2 + r.IntN(4) {
-					fmt.Fprintf(&sb, "- %s\n", words(3+r.IntN(8)))
-				}
-				sb.WriteString("\n")
-			case 1:
-				fmt.Fprintf(&sb, "```go\nfunc %s() { return %s }\n```\n\n", vocab[r.IntN(1000)], vocab[r.IntN(1000)])
-			case 2:
-				fmt.Fprintf(&sb, "See [[note%05d]] for %s.\n\n", r.IntN(n), words(3))
-			}
-		}
-		sub := filepath.Join(dir, fmt.Sprintf("f%03d", i/500))
-		if i%500 == 0 {
-			if err := os.MkdirAll(sub, 0o755); err != nil {
-				return err
-			}
-		}
-		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("note%05d.md", i)), []byte(sb.String()), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // BenchmarkPrepare times what a batch does before its transaction: read,
 // hash, parse, chunk and count the terms of every note of a corpus, on one
 // worker, against an empty store. It is indexing's own CPU with the store
@@ -223,7 +163,7 @@ func BenchmarkPrepare(b *testing.B) {
 	b.Run("dendron", func(b *testing.B) { benchPrepare(b, dendronVault(b)) })
 	b.Run("generated", func(b *testing.B) {
 		dir := b.TempDir()
-		if err := generateCorpus(dir, n, 1); err != nil {
+		if err := gencorpus.Write(dir, n, 1); err != nil {
 			b.Fatal(err)
 		}
 		benchPrepare(b, dir)

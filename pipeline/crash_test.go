@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memd-dev/memd/internal/gencorpus"
 )
 
 // TestCrashResume indexes a folder in a child process, kills it with
@@ -20,7 +22,7 @@ func TestCrashResume(t *testing.T) {
 	}
 	const notes = 400
 	dir := tempDir(t)
-	if err := generateCorpus(dir, notes, 3); err != nil {
+	if err := gencorpus.Write(dir, notes, 3); err != nil {
 		t.Fatal(err)
 	}
 	dbPath := filepath.Join(t.TempDir(), "memd.db")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memd-dev/memd"
+	"github.com/memd-dev/memd/internal/gencorpus"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -449,7 +450,7 @@ func TestDeletedBeforeRead(t *testing.T) {
 // indexing), reopens and checks every note is indexed exactly once.
 func TestResume(t *testing.T) {
 	dir := tempDir(t)
-	if err := generateCorpus(dir, 150, 2); err != nil {
+	if err := gencorpus.Write(dir, 150, 2); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "memd.db")

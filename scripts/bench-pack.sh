@@ -8,7 +8,8 @@
 # tree as it is. Each side gets memd, memctl and the test binaries of
 # memory/ (its recall benchmarks) and pipeline/ (its generated corpus's
 # indexing benchmark); the pack also holds clibench, clifloor (a Go
-# program that prints one line), the SciFact notes and test queries and the
+# program that prints one line), gencorpus (that generated corpus, written
+# out for qmd), the SciFact notes and test queries and the
 # Dendron vault from ../shared, all in one PACKDIR/pack.tgz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ build() { # SRC OUT
 }
 build "$tmp/src" "$tmp/p/old"
 build "$PWD" "$tmp/p/new"
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/p/" ./scripts/clibench ./scripts/clifloor
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/p/" ./scripts/clibench ./scripts/clifloor ./scripts/gencorpus
 python3 "$shared/eval/beir_to_md.py" "$shared/eval/scifact/corpus.jsonl" "$tmp/p/scifact" >/dev/null
 python3 -c 'import json,sys; [print(json.loads(l)["text"]) for l in open(sys.argv[1])]' \
 	"$shared/eval/scifact/queries.test.jsonl" >"$tmp/p/queries.txt"

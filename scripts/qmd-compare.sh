@@ -66,6 +66,8 @@ memd_run() { # CORPUS → "cpu rss_mb store_mb"
 	echo
 }
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 for corpus in "$@"; do
@@ -84,6 +86,6 @@ for corpus in "$@"; do
 	mm=$(cut -d' ' -f1 "$work/memd.txt" | median)
 	qs=$(cut -d' ' -f3 "$work/qmd.txt" | median)
 	ms=$(cut -d' ' -f3 "$work/memd.txt" | median)
-	echo "$(basename "$corpus") median: qmd $qm CPU-s, memd $mm CPU-s, memd $(echo "scale=2; $qm / $mm" | bc)x cheaper;" \
-		"store qmd $qs MB, memd $ms MB ($(echo "scale=2; $ms / $qs" | bc)x qmd's)"
+	echo "$(basename "$corpus") median: qmd $qm CPU-s, memd $mm CPU-s, memd $(ratio "$qm" "$mm")x cheaper;" \
+		"store qmd $qs MB, memd $ms MB ($(ratio "$ms" "$qs")x qmd's)"
 done

@@ -17,14 +17,18 @@
 #   gen     pipeline.test -test.bench 'IndexGenerated/batch=2048$' on
 #           GEN_NOTES generated notes (default 100000): indexing CPU and
 #           MB of Markdown per CPU-second, the store without the daemon.
+#   qmd     with QMD_CACHE naming an unpacked scripts/qmd-bundle.sh archive:
+#           qmd-compare.sh on the Dendron vault and SciFact (RUNS runs),
+#           new side only, and on GEN_NOTES generated notes (gencorpus,
+#           one run).
 # With taskset present, everything runs on two cores (CORES, default 0,1),
 # the machine memd is measured on elsewhere. PARTS (default "index recall
-# bench"; "gen" is asked for by name) picks the parts; the recall part adds
+# bench"; "gen" and "qmd" are asked for by name) picks the parts; the recall part adds
 # a side "floor" that runs clifloor (a Go program that prints a line: the
 # start of any Go CLI); with PROFILES=DIR each indexing daemon writes its
 # CPU profile to DIR/SIDE-CORPUS-RUN.prof.
 set -euo pipefail
-pack=$(realpath "$1") runs=${2:-3}
+pack=$(realpath "$1") runs=${2:-3} here=$(realpath "$(dirname "$0")")
 w=$(mktemp -d /tmp/side-by-side.XXXXXX)
 trap 'pkill -f "$w/" 2>/dev/null || true' EXIT
 tar xzf "$pack" -C "$w"
@@ -99,4 +103,10 @@ has gen && for r in $(seq "$runs"); do for side in old new; do
 	MEMD_BENCH_NOTES=${GEN_NOTES:-100000} "${pin[@]}" "$w/$side/pipeline.test" -test.run '^$' \
 		-test.bench 'IndexGenerated/batch=2048$' -test.benchtime 1x | grep ^Benchmark
 done; done
+if has qmd; then
+	compare=$here/qmd-compare.sh
+	MEMD_BIN=$w/new CORES=${CORES:-0,1} "$compare" "$runs" "$w/dendron" "$w/scifact"
+	"$w/gencorpus" -notes "${GEN_NOTES:-100000}" "$w/generated"
+	MEMD_BIN=$w/new CORES=${CORES:-0,1} "$compare" 1 "$w/generated"
+fi
 true
