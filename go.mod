@@ -3,7 +3,6 @@ module github.com/memd-dev/memd
 go 1.26.8
 
 require (
-	github.com/BurntSushi/toml v1.5.0
 	github.com/ardanlabs/jinja v1.8.0
 	github.com/coder/websocket v1.8.14
 	github.com/ebitengine/purego v0.11.3
@@ -12,6 +11,7 @@ require (
 	github.com/klauspost/compress v1.18.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/modelcontextprotocol/go-sdk v1.4.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/spf13/cobra v1.10.2
