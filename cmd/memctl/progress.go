@@ -6,11 +6,9 @@ import (
 	"io"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
+	bars "github.com/jedib0t/go-pretty/v6/progress"
 	"golang.org/x/term"
 
 	"github.com/memd-dev/memd"
@@ -122,44 +120,51 @@ func (p *progress) untilIdle(ctx context.Context) error {
 	}
 }
 
-// noteBar draws a spinner, what is being done, the notes done, their rate
-// and the time taken: "⠹ indexing ~/notes (812 pending) (2306 notes, 412
-// notes/s) [5s]". It has no total: pending counts jobs, which merge and
-// split as a folder is scanned, so a total made from it jumps (0/5183,
+// noteBar draws what is being done, the notes done, their rate and the
+// time taken: "indexing ~/notes (812 pending) ... [<#>.....] [2306 notes
+// in 5s; 412 notes/s]". It has no total: pending counts jobs, which merge
+// and split as a folder is scanned, so a total made from it jumps (0/5183,
 // 0/3136, 2306/2307).
 type noteBar struct {
-	container *mpb.Progress
-	bar       *mpb.Bar
-	start     time.Time
-	desc      atomic.Pointer[string]
+	writer   bars.Writer
+	tracker  *bars.Tracker
+	rendered chan struct{}
 }
 
 func newNoteBar(w io.Writer) *noteBar {
-	b := &noteBar{start: time.Now(), container: mpb.New(mpb.WithOutput(w), mpb.WithRefreshRate(100*time.Millisecond),
-		// A writer that is not a terminal (a test's) gets frames too.
-		mpb.WithAutoRefresh())}
-	b.desc.Store(new(string))
-	b.bar = b.container.New(0, mpb.NopStyle(),
-		mpb.PrependDecorators(decor.Spinner(nil, decor.WCSyncSpaceR), decor.Any(b.line)),
-		mpb.BarRemoveOnComplete())
+	pw := bars.NewWriter()
+	pw.SetOutputWriter(w)
+	pw.SetUpdateFrequency(100 * time.Millisecond)
+	pw.SetTrackerLength(20)
+	pw.SetTrackerPosition(bars.PositionRight)
+	pw.ShowPercentage(false)
+	pw.ShowETA(false)
+	st := pw.Style()
+	st.Visibility.Speed = true
+	st.Options.Separator = " "
+	st.Options.TimeInProgressPrecision = time.Second
+	b := &noteBar{writer: pw, rendered: make(chan struct{}),
+		tracker: &bars.Tracker{Units: notes, RemoveOnCompletion: true}}
+	pw.AppendTracker(b.tracker)
+	go func() {
+		defer close(b.rendered)
+		pw.Render()
+	}()
 	return b
 }
 
-func (b *noteBar) line(s decor.Statistics) string {
-	took := time.Since(b.start)
-	return fmt.Sprintf("%s (%d notes, %.0f notes/s) [%v]", *b.desc.Load(), s.Current,
-		float64(s.Current)/max(took.Seconds(), 1e-3), took.Round(time.Second))
-}
+var notes = bars.Units{Notation: " notes", NotationPosition: bars.UnitsNotationPositionAfter}
 
 func (b *noteBar) set(desc string, done int) {
-	b.desc.Store(&desc)
-	b.bar.SetCurrent(int64(done))
+	b.tracker.UpdateMessage(desc)
+	b.tracker.SetValue(int64(done))
 }
 
 // clear takes the bar off the screen and returns when it is gone.
 func (b *noteBar) clear() {
-	b.bar.SetTotal(-1, true)
-	b.container.Wait()
+	b.tracker.MarkAsDone()
+	b.writer.Stop()
+	<-b.rendered
 }
 
 func (p *progress) stop() {

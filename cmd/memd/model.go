@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jedib0t/go-pretty/v6/progress"
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
 	"github.com/memd-dev/memd/inference/hub"
@@ -69,10 +68,11 @@ func newModelPullCmd() *cobra.Command {
 
 // downloadBar draws pull's progress on a terminal, nothing elsewhere.
 type downloadBar struct {
-	w         io.Writer // nil: draw nothing
-	name      string
-	container *mpb.Progress
-	bar       *mpb.Bar
+	w        io.Writer // nil: draw nothing
+	name     string
+	writer   progress.Writer
+	tracker  *progress.Tracker
+	rendered chan struct{}
 }
 
 func newDownloadBar(name string, draw bool, w io.Writer) *downloadBar {
@@ -87,22 +87,32 @@ func (b *downloadBar) update(done, total int64) {
 	if b.w == nil {
 		return
 	}
-	if b.bar == nil {
-		b.container = mpb.New(mpb.WithOutput(b.w), mpb.WithRefreshRate(100*time.Millisecond))
-		b.bar = b.container.AddBar(total, mpb.BarWidth(30),
-			mpb.PrependDecorators(decor.Name(b.name, decor.WCSyncSpaceR), decor.Percentage(decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Counters(decor.SizeB1024(0), "% .1f / % .1f"),
-				decor.AverageSpeed(decor.SizeB1024(0), " (% .1f/s)")),
-			mpb.BarRemoveOnComplete())
+	if b.tracker == nil {
+		b.writer = progress.NewWriter()
+		b.writer.SetOutputWriter(b.w)
+		b.writer.SetUpdateFrequency(100 * time.Millisecond)
+		b.writer.SetTrackerLength(30)
+		b.writer.SetTrackerPosition(progress.PositionRight)
+		b.writer.Style().Visibility.Speed = true
+		b.writer.Style().Options.Separator = " "
+		b.writer.Style().Options.TimeInProgressPrecision = time.Second
+		b.tracker = &progress.Tracker{Message: b.name, Total: total, Units: progress.UnitsBytes, RemoveOnCompletion: true}
+		b.writer.AppendTracker(b.tracker)
+		b.rendered = make(chan struct{})
+		go func() {
+			defer close(b.rendered)
+			b.writer.Render()
+		}()
 	}
-	b.bar.SetCurrent(done)
+	b.tracker.SetValue(done)
 }
 
 // finish takes the bar off the screen and returns when it is gone.
 func (b *downloadBar) finish() {
-	if b.bar != nil {
-		b.bar.SetTotal(-1, true)
-		b.container.Wait()
+	if b.tracker != nil {
+		b.tracker.MarkAsDone()
+		b.writer.Stop()
+		<-b.rendered
 	}
 }
 
