@@ -1,3 +1,7 @@
+// A command that asks one thing and exits has no use for the runtime's
+// goroutine that follows changes of the cgroup's CPU limit.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
