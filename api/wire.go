@@ -45,7 +45,9 @@ func exchange(ctx context.Context, conn net.Conn, method, target string, payload
 	_, werr := conn.Write(req)
 	// A daemon may answer and hang up before reading all of a large request
 	// (413): its answer then says more than the write's broken pipe.
-	resp, body, err := readResponse(bufio.NewReader(conn), method)
+	head := &headLimit{r: conn, left: maxHeadBytes}
+	resp, body, err := readResponse(bufio.NewReader(head), method)
+	head.left = -1 // the body is as long as it says
 	if err != nil {
 		if werr != nil {
 			err = fmt.Errorf("send the request: %w", werr)
@@ -54,6 +56,31 @@ func exchange(ctx context.Context, conn net.Conn, method, target string, payload
 	}
 	resp.body = &connBody{r: body, ctx: ctx, conn: conn, stop: stop}
 	return resp, nil
+}
+
+// maxHeadBytes bounds an answer's status line and headers (with what the
+// buffer reads of the body along with them), as net/http's client bounds
+// them, so a broken answer cannot grow the client without end.
+const maxHeadBytes = 1 << 20
+
+var errHeadTooLong = errors.New("malformed answer: the status line and headers run past 1 MiB")
+
+// headLimit reads from r, failing past left bytes until left is -1.
+type headLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (h *headLimit) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.r.Read(p)
+	}
+	if h.left == 0 {
+		return 0, errHeadTooLong
+	}
+	n, err := h.r.Read(p[:min(int64(len(p)), h.left)])
+	h.left -= int64(n)
+	return n, err
 }
 
 // appendRequest appends an HTTP/1.1 request to b: the request line, Host

@@ -109,6 +109,8 @@ func TestAnswers(t *testing.T) {
 		{name: "gzip transfer coding", answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", err: "malformed answer: Transfer-Encoding"},
 		{name: "body shorter than its length", answer: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n{\"notes\":7", err: "read answer: unexpected EOF"},
 		{name: "chunked body cut", answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n{\"notes\":7", err: "read answer: unexpected EOF"},
+		{name: "endless headers", answer: "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Pad: "+strings.Repeat("x", 1000)+"\r\n", 1100) + "\r\n{}",
+			err: "run past 1 MiB"},
 		{name: "bad chunk size", answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n{}\r\n0\r\n\r\n", err: "bad chunk size"},
 
 		{name: "memd's error", answer: "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nContent-Length: 57\r\n\r\n{\"error\":{\"code\":\"busy\",\"message\":\"memd is answering\"}}\n",
