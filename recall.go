@@ -83,8 +83,10 @@ type RecallResult struct {
 	Hits     []Hit    `json:"hits"`
 	Warnings []string `json:"warnings,omitempty"`
 	// CorrectedQuery is the query as recall looked for it when it matched
-	// misspelled words to words the notes hold ("showing results for …");
-	// empty when it took the query as it was.
+	// misspelled words to words the notes hold ("showing results for …"),
+	// each spelled as the notes write it; a word the notes hold rarely is
+	// looked for as typed too, and reads "word (or correction)". Empty
+	// when it took the query as it was.
 	CorrectedQuery string  `json:"corrected_query,omitempty"`
 	TookMS         float64 `json:"took_ms"`
 }

@@ -92,6 +92,9 @@ func (s *Service) lexical(tx *store.Tx, text string, query rank.Query, expand bo
 	}
 	fixed, fixes := s.typos.Correct(query, df, func() *rank.Dictionary { return s.spelling.dictionary(tx) })
 	if len(fixes) > 0 {
+		if err := spellAsNotes(tx, text, fixes); err != nil {
+			return nil, err
+		}
 		res.CorrectedQuery = rank.CorrectText(text, fixes)
 		if scores, _, err = s.bm25.Rank(tx, c, fixed); err != nil {
 			return nil, err

@@ -1,10 +1,13 @@
 package memory
 
 import (
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/memd-dev/memd/rank"
+	"github.com/memd-dev/memd/rank/lexical"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -84,3 +87,68 @@ func buildDictionary(tx *store.Tx) (*rank.Dictionary, error) {
 
 // wait returns when no rebuild runs.
 func (sp *spelling) wait() { sp.wg.Wait() }
+
+// spellAsNotes sets each of fixes' Word to how the notes write its
+// correction: of the words of the first chunks holding it that are that
+// term, the one whose ending is most like the word typed, then the
+// shortest ("uninvolved" is shown as "involved", not "involvement"). A
+// correction is a term, a stem ("involv"), which is no word to show.
+func spellAsNotes(tx *store.Tx, text string, fixes []rank.Correction) error {
+	typed := rank.TypedWords(text, fixes)
+	for i := range fixes {
+		f := &fixes[i]
+		posts, err := tx.Postings(f.To, nil)
+		if err != nil {
+			return err
+		}
+		best, bestEnd := "", -1
+		for _, p := range posts[:min(len(posts), spellingChunks)] {
+			if bestEnd >= len(best) && best != "" {
+				break // the typed word ends with best: none is more alike
+			}
+			c, err := tx.Chunk(p.Chunk)
+			if err != nil {
+				return err
+			}
+			for _, w := range strings.FieldsFunc(c.Text, isNotWordRune) {
+				// A stem begins as its words do: skip the rest unanalyzed.
+				if lowerFirst(w) != f.To[0] {
+					continue
+				}
+				if terms := lexical.Terms(w); len(terms) != 1 || terms[0] != f.To {
+					continue
+				}
+				end := commonSuffix(strings.ToLower(w), typed[f.From])
+				if end > bestEnd || (end == bestEnd && len(w) < len(best)) {
+					best, bestEnd = w, end
+				}
+			}
+		}
+		f.Word = best
+	}
+	return nil
+}
+
+// spellingChunks is how many chunks holding a correction spellAsNotes
+// reads for its spelling, at most: enough to find the word ending as the
+// typed one does among a stem's words (involved, involves, involvement).
+const spellingChunks = 8
+
+func isNotWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+func lowerFirst(w string) byte {
+	c := w[0]
+	if 'A' <= c && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	return c
+}
+
+// commonSuffix is how many bytes a and b end alike.
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}

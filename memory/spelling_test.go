@@ -24,7 +24,7 @@ func TestRecallCorrectsTypos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := paths(res.Hits); !slices.Equal(got, []string{"/v/links.md:1", "/v/graph.md:1"}) || res.CorrectedQuery != "backlink" {
+	if got := paths(res.Hits); !slices.Equal(got, []string{"/v/links.md:1", "/v/graph.md:1"}) || res.CorrectedQuery != "backlinks" {
 		t.Fatalf("hits %v, corrected %q", got, res.CorrectedQuery)
 	}
 
@@ -43,7 +43,7 @@ func TestRecallCorrectsTypos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := paths(res.Hits); len(got) < 2 || got[0] != "/v/journal.md:1" || res.CorrectedQuery != "daili journal" {
+	if got := paths(res.Hits); len(got) < 2 || got[0] != "/v/journal.md:1" || res.CorrectedQuery != "daily journal" {
 		t.Fatalf("hits %v, corrected %q", got, res.CorrectedQuery)
 	}
 

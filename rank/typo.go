@@ -306,9 +306,15 @@ func editDistance(a, b []rune, max int) int {
 	return prev[len(b)]
 }
 
-// Correction is one query term the recall spelled otherwise.
+// Correction is one query term the recall spelled otherwise. Kept says
+// the term was also looked for as it was: the index knows it, rarely.
+// Word is the correction as the notes write it, for showing: To is a stem
+// ("involv"), no word to show a person. Correct leaves Word empty for its
+// caller, who can read the notes, to set.
 type Correction struct {
 	From, To string
+	Kept     bool
+	Word     string
 }
 
 // rareDF is the fewest chunks a term must be in for it never to be
@@ -344,28 +350,90 @@ func (t Typos) Correct(q Query, df []int, dict func() *Dictionary) (Query, []Cor
 		}
 		if ok {
 			out.add(s.Term, q.Weights[term]*t.Penalty[s.Edits])
-			fixes = append(fixes, Correction{From: term, To: s.Term})
+			fixes = append(fixes, Correction{From: term, To: s.Term, Kept: n > 0})
 		}
 	}
 	return out, fixes
 }
 
-// CorrectText is text with the words whose terms fixes corrected replaced
-// by their corrections, as the recall's answer says what it looked for.
+// TypedWords is the word of text each term of fixes was analyzed from,
+// lower-cased ("uninvolved" for "uninvolv"): what a correction's Word is
+// chosen to look like.
+func TypedWords(text string, fixes []Correction) map[string]string {
+	out := map[string]string{}
+	eachFixedWord(text, fixes, func(_ int, _, word, _ string, f Correction) {
+		out[f.From] = strings.ToLower(word)
+	})
+	return out
+}
+
+// CorrectText is text as recall looked for it, for the answer's "showing
+// results for": each word whose term fixes corrected is spelled as its
+// correction (its Word, else its term) in the typed word's case, and a
+// word also looked for as it was (Kept) is followed by "(or correction)":
+// "Cataract, trachoma" → "Cataract (or Attract), trachoma".
 func CorrectText(text string, fixes []Correction) string {
 	if len(fixes) == 0 {
 		return ""
 	}
-	to := map[string]string{}
-	for _, f := range fixes {
-		to[f.From] = f.To
-	}
 	words := strings.Fields(text)
-	for i, w := range words {
-		terms := lexical.Terms(w)
-		if len(terms) == 1 && to[terms[0]] != "" {
-			words[i] = to[terms[0]]
+	eachFixedWord(text, fixes, func(i int, lead, word, trail string, f Correction) {
+		fixed := f.Word
+		if fixed == "" {
+			fixed = f.To
+		}
+		fixed = caseLike(word, fixed)
+		if f.Kept {
+			fixed = word + " (or " + fixed + ")"
+		}
+		words[i] = lead + fixed + trail
+	})
+	return strings.Join(words, " ")
+}
+
+// eachFixedWord calls fn for each word of text (split on spaces, the i-th)
+// that is one term, which fixes corrected, with the punctuation around it.
+func eachFixedWord(text string, fixes []Correction, fn func(i int, lead, word, trail string, f Correction)) {
+	for i, w := range strings.Fields(text) {
+		word := strings.TrimFunc(w, isPunctAround)
+		terms := lexical.Terms(word)
+		if len(terms) != 1 {
+			continue
+		}
+		for _, f := range fixes {
+			if f.From == terms[0] {
+				lead := w[:strings.Index(w, word)]
+				fn(i, lead, word, w[len(lead)+len(word):], f)
+				break
+			}
 		}
 	}
-	return strings.Join(words, " ")
+}
+
+// isPunctAround is punctuation a word of a sentence is set in: "(", ",".
+func isPunctAround(r rune) bool { return unicode.IsPunct(r) && r != '-' }
+
+// caseLike is word in the case typed is in: all capitals, or a capital
+// first. A word the notes write with capitals past its first letter
+// ("YAP", "iTregs") stays as it is; one capital first is taken for the
+// start of a sentence.
+func caseLike(typed, word string) string {
+	r, n := utf8.DecodeRuneInString(word)
+	if rest := word[n:]; rest != strings.ToLower(rest) {
+		return word
+	}
+	word = string(unicode.ToLower(r)) + word[n:]
+	switch {
+	case len(typed) > 1 && typed == strings.ToUpper(typed) && typed != strings.ToLower(typed):
+		return strings.ToUpper(word)
+	case startsUpper(typed):
+		r, n := utf8.DecodeRuneInString(word)
+		return string(unicode.ToUpper(r)) + word[n:]
+	}
+	return word
+}
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
 }

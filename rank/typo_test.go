@@ -84,17 +84,21 @@ func TestCorrect(t *testing.T) {
 	if got.Weights["backlink"] != 0.8 || got.Weights["graph"] != 1+0.8 {
 		t.Errorf("weights %v", got.Weights)
 	}
-	if want := []Correction{{"bakclink", "backlink"}, {"grapw", "graph"}}; !slices.Equal(fixes, want) {
+	if want := []Correction{{From: "bakclink", To: "backlink"}, {From: "grapw", To: "graph"}}; !slices.Equal(fixes, want) {
 		t.Errorf("fixes %v, want %v", fixes, want)
 	}
-	if text := CorrectText("Bakclinks graph grapw", fixes); text != "backlink graph graph" {
+	// Without the notes' spelling (Word), the term in the typed word's case.
+	if text := CorrectText("Bakclinks graph grapw", fixes); text != "Backlink graph graph" {
 		t.Errorf("corrected text %q", text)
 	}
 
 	// A rare term stays beside its correction; a known one is never looked up.
-	got, _ = DefaultTypos.Correct(ParseQuery("grape"), []int{1}, dict)
+	got, fixes = DefaultTypos.Correct(ParseQuery("grape"), []int{1}, dict)
 	if !slices.Equal(got.Terms, []string{"grape", "graph"}) || got.Weights["grape"] != 1 {
 		t.Errorf("rare: %+v", got)
+	}
+	if want := []Correction{{From: "grape", To: "graph", Kept: true}}; !slices.Equal(fixes, want) {
+		t.Errorf("rare fixes %v, want %v", fixes, want)
 	}
 	calls = 0
 	if got, fixes := DefaultTypos.Correct(q, []int{40, 80, 5}, dict); len(fixes) != 0 || calls != 0 || !slices.Equal(got.Terms, q.Terms) {
@@ -102,6 +106,39 @@ func TestCorrect(t *testing.T) {
 	}
 	if _, fixes := (Typos{Off: true}).Correct(q, df, dict); fixes != nil {
 		t.Errorf("off: %v", fixes)
+	}
+}
+
+// The answer says what recall looked for in the user's words, not in the
+// index's stems: "showing results for "Mitochondria are involv in
+// apoptosis."" was what SciFact's queries got.
+func TestCorrectTextSpellsWords(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		fixes []Correction
+		want  string
+	}{
+		{"The YAP1 and TEAD complex tanslocates into the nucleus",
+			[]Correction{{From: "tead", To: "lead", Kept: true, Word: "lead"}, {From: "tansloc", To: "transloc", Word: "translocates"}},
+			"The YAP1 and TEAD (or LEAD) complex translocates into the nucleus"},
+		{"Mitochondria are uninvolved in apoptosis.", []Correction{{From: "uninvolv", To: "involv", Word: "involved"}},
+			"Mitochondria are involved in apoptosis."},
+		{"Cataract, trachoma", []Correction{{From: "cataract", To: "attract", Kept: true, Word: "attract"}},
+			"Cataract (or Attract), trachoma"},
+		{"cells (MPCs) prevent", []Correction{{From: "mpcs", To: "mscs", Kept: true, Word: "MSCs"}},
+			"cells (MPCs (or MSCs)) prevent"},
+		{"(grapw)", []Correction{{From: "grapw", To: "graph"}}, "(graph)"},
+		// A sentence's capital in the notes is not the word's own.
+		{"bakclinks", []Correction{{From: "bakclink", To: "backlink", Word: "Backlinks"}}, "backlinks"},
+		{"nothing here", []Correction{{From: "zzz", To: "zz"}}, "nothing here"},
+	} {
+		if got := CorrectText(c.text, c.fixes); got != c.want {
+			t.Errorf("CorrectText(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	typed := TypedWords("Mitochondria are Uninvolved.", []Correction{{From: "uninvolv", To: "involv"}})
+	if typed["uninvolv"] != "uninvolved" {
+		t.Errorf("TypedWords: %v", typed)
 	}
 }
 
