@@ -179,15 +179,16 @@ const bulkLimitSlack = 32 << 20
 
 // bulkMemoryLimit is the memory limit (GOMEMLIMIT) for a burst's batch over
 // a live heap of live bytes, where the collector's percent found was
-// before: the heap may grow past its live part by bulkHeapFloor, or as far
-// as before lets it, whichever is more, and bulkLimitSlack past that. The
-// raised percent alone let a mid-sized live heap grow four times over: the
-// 50 MB that a hundred recall clients kept live during a reindex became a
-// 250 MB target and 310-360 MB of RSS (TestRecallUnderLoad, 160-183 MB
-// before the percent was raised). A small heap's raised target (live +
-// bulkHeapFloor) is under the limit, and a large one's is its own.
+// before: the heap may grow past its live part by twice the live part,
+// at least bulkHeapFloor and at most bulkHeapGrowth, or as far as before
+// lets it, whichever is more, and bulkLimitSlack past that. The raised
+// percent alone let a mid-sized live heap grow four times over: the 50 MB
+// that a hundred recall clients kept live during a reindex became a 250 MB
+// target and 310-360 MB of RSS (TestRecallUnderLoad, 160-183 MB before the
+// percent was raised).
 func bulkMemoryLimit(live uint64, before int) int64 {
-	target := max(live+live*uint64(before)/100, live+bulkHeapFloor)
+	growth := min(max(2*live, bulkHeapFloor), bulkHeapGrowth)
+	target := max(live+live*uint64(before)/100, live+growth)
 	return int64(target + bulkLimitSlack)
 }
 

@@ -190,10 +190,11 @@ func TestBulkMemoryLimit(t *testing.T) {
 		before int
 		want   uint64
 	}{
-		{4 << 20, 100, 4<<20 + bulkHeapFloor},   // a small heap grows by the floor
-		{50 << 20, 100, 50<<20 + bulkHeapFloor}, // as does a mid-sized one, not by 400%
-		{600 << 20, 100, 1200 << 20},            // a large one as the percent found lets it
-		{50 << 20, 300, 200 << 20},              // never below what the percent found lets it
+		{4 << 20, 100, 4<<20 + bulkHeapFloor},      // a small heap grows by the floor
+		{50 << 20, 100, 50<<20 + 100<<20},          // a mid-sized one by twice itself, not by 400%
+		{200 << 20, 100, 200<<20 + bulkHeapGrowth}, // a large one by at most the growth
+		{600 << 20, 100, 1200 << 20},               // or as the percent found lets it
+		{50 << 20, 300, 200 << 20},                 // never below what the percent found lets it
 	} {
 		if got, want := bulkMemoryLimit(c.live, c.before), int64(c.want+bulkLimitSlack); got != want {
 			t.Errorf("bulkMemoryLimit(%d MiB, %d) = %d MiB, want %d", c.live>>20, c.before, got>>20, want>>20)
