@@ -13,7 +13,7 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/server"
+	"github.com/memd-dev/memd/server/servertest"
 )
 
 // tenHits answers every recall with ten hits of 400 bytes of text, about
@@ -35,7 +35,7 @@ func tenHits(context.Context, memd.RecallRequest) (memd.RecallResult, error) {
 func BenchmarkLongLivedClient(b *testing.B) {
 	svc := apitest.New()
 	svc.RecallHook = tenHits
-	sock := serveMemd(b, svc, server.Options{})
+	sock := servertest.Socket(b, svc)
 	c := api.NewClient(sock)
 	defer c.Close()
 	ctx := context.Background()

@@ -3,9 +3,6 @@ package api_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,41 +10,8 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/api"
 	"github.com/memd-dev/memd/api/apitest"
-	"github.com/memd-dev/memd/server"
+	"github.com/memd-dev/memd/server/servertest"
 )
-
-// serveMemd serves memd's HTTP API over svc on a fresh unix socket, as the
-// daemon does, until the test ends, and returns the socket's path.
-func serveMemd(tb testing.TB, svc server.Service, o server.Options) string {
-	tb.Helper()
-	dir, err := os.MkdirTemp("", "memdapi")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "s", "memd.sock")
-	l, err := server.Listen(sock)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	s := server.NewServer(svc, o)
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(l) }()
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			tb.Errorf("shutdown: %v", err)
-		}
-		if err := <-done; err != nil {
-			tb.Errorf("serve: %v", err)
-		}
-	})
-	return sock
-}
 
 // The client against memd's own server: answers, errors with their codes
 // and Retry-After, a huge answer and a request over the body limit.
@@ -55,7 +19,7 @@ func TestClientAgainstServer(t *testing.T) {
 	svc := apitest.New()
 	huge := strings.Repeat("carbon nanotubes\n", 3<<20) // 51 MB
 	svc.Notes["/notes/huge.md"] = memd.NoteDetail{Path: "/notes/huge.md", Chunks: []memd.Hit{{Path: "/notes/huge.md", Text: huge}}}
-	sock := serveMemd(t, svc, server.Options{})
+	sock := servertest.Socket(t, svc)
 	c, err := api.Dial(context.Background(), sock)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +61,7 @@ func TestClientAgainstServer(t *testing.T) {
 func TestChatStreamAgainstServer(t *testing.T) {
 	svc := apitest.New()
 	svc.ChatAnswer = "tomatoes want water at dawn"
-	sock := serveMemd(t, svc, server.Options{})
+	sock := servertest.Socket(t, svc)
 	c := api.NewClient(sock)
 	ctx := context.Background()
 	req := memd.ChatRequest{Messages: []memd.Message{{Role: memd.RoleUser, Content: "when to water?"}}}
@@ -155,7 +119,7 @@ func TestChatStreamAgainstServer(t *testing.T) {
 // and ends with io.EOF when the daemon stops.
 func TestEventsAgainstServer(t *testing.T) {
 	svc := apitest.New()
-	sock := serveMemd(t, svc, server.Options{})
+	sock := servertest.Socket(t, svc)
 	c := api.NewClient(sock)
 
 	ctx, cancel := context.WithCancel(context.Background())
