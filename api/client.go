@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"syscall"
-	"time"
 
 	"github.com/memd-dev/memd"
 )
@@ -25,62 +22,48 @@ var ErrNotRunning = errors.New("memd is not running")
 // concurrent use. Answers other than 2xx come back as *Error.
 type Client struct {
 	socket string
-	http   *http.Client
-	// unused holds Dial's connection until a request takes it (sendOn).
+	dial   func(context.Context) (net.Conn, error)
+	// unused holds Dial's connection until a request takes it.
 	unused chan net.Conn
 }
 
 // NewClient returns a client of the daemon listening at socketPath.
 func NewClient(socketPath string) *Client {
-	var d net.Dialer // no timeout, as in Dial
-	return newClient(socketPath, func(ctx context.Context) (net.Conn, error) {
-		return d.DialContext(ctx, "unix", socketPath)
-	})
+	return &Client{socket: socketPath, dial: unixDialer(socketPath), unused: make(chan net.Conn, 1)}
 }
 
 // Dial connects to the daemon at socketPath now, so the caller learns at
 // once whether one answers (ErrNotRunning when none does). The connection
-// it opened serves the client's first request alone (sendOn): a command
-// line tool that asks one thing opens one connection, not a probe and then
-// another.
+// it opened serves the client's first request: a command line tool that
+// asks one thing opens one connection, not a probe and then another.
 func Dial(ctx context.Context, socketPath string) (*Client, error) {
-	// No timeout: connecting to a unix socket never waits (a daemon whose
-	// backlog is full refuses at once, EAGAIN), and a timeout's timer cost
-	// each memctl start 35-45 µs (BENCHMARKS.md).
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", socketPath)
+	c := NewClient(socketPath)
+	conn, err := c.dial(ctx)
 	if err != nil {
 		if notRunning(err) {
 			return nil, fmt.Errorf("%w: nothing answers on %s", ErrNotRunning, socketPath)
 		}
 		return nil, fmt.Errorf("connect to memd on %s: %w", socketPath, err)
 	}
-	c := newClient(socketPath, func(ctx context.Context) (net.Conn, error) {
-		return d.DialContext(ctx, "unix", socketPath)
-	})
-	c.unused = make(chan net.Conn, 1)
 	c.unused <- conn
 	return c, nil
 }
 
-func newClient(socketPath string, dial func(context.Context) (net.Conn, error)) *Client {
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return dial(ctx)
-		},
-		MaxIdleConns:          4,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 0, // long polls and streams wait on purpose; callers bound them with ctx
-	}
-	return &Client{socket: socketPath, http: &http.Client{Transport: tr}}
+// unixDialer connects to the socket at path. No timeout: connecting to a
+// unix socket never waits (a daemon whose backlog is full refuses at
+// once, EAGAIN), and a timeout's timer cost each memctl start 35-45 µs
+// (BENCHMARKS.md).
+func unixDialer(path string) func(context.Context) (net.Conn, error) {
+	var d net.Dialer
+	return func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "unix", path) }
 }
 
 // Socket is the path the client dials.
 func (c *Client) Socket() string { return c.socket }
 
-// Close drops idle connections, and Dial's connection if no request took it.
+// Close closes Dial's connection if no request took it. Requests under way
+// are not interrupted: their contexts end them.
 func (c *Client) Close() {
-	c.http.CloseIdleConnections()
 	select {
 	case conn := <-c.unused:
 		conn.Close()
@@ -181,109 +164,55 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer resp.body.Close()
 	if out == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, resp.body)
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := json.NewDecoder(resp.body).Decode(out); err != nil {
 		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
 	return nil
 }
 
-// send makes the request and returns a 2xx response for the caller to read
+// send makes the request and returns a 2xx answer for the caller to read
 // and close; any other answer is turned into an *Error.
-func (c *Client) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
-	var rd io.Reader
+func (c *Client) send(ctx context.Context, method, path string, body any) (*response, error) {
+	var payload []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: encode request: %w", method, path, err)
 		}
-		rd = bytes.NewReader(b)
+		payload = b
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://memd"+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.roundTrip(ctx, req)
+	resp, err := c.roundTrip(ctx, method, path, payload)
 	if err != nil {
 		if notRunning(err) {
 			return nil, fmt.Errorf("%w: nothing answers on %s", ErrNotRunning, c.socket)
 		}
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
+	if resp.status/100 != 2 {
+		defer resp.body.Close()
 		return nil, readError(resp)
 	}
 	return resp, nil
 }
 
-// roundTrip sends req on Dial's connection when no request has taken it
-// yet, and through the Transport otherwise.
-func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Response, error) {
+// roundTrip sends the request on Dial's connection when no request has
+// taken it yet, and on a new connection otherwise.
+func (c *Client) roundTrip(ctx context.Context, method, path string, payload []byte) (*response, error) {
+	var conn net.Conn
 	select {
-	case conn := <-c.unused:
-		return sendOn(ctx, conn, req)
+	case conn = <-c.unused:
 	default:
-		return c.http.Do(req)
-	}
-}
-
-// sendOn sends req on conn and reads the answer on this goroutine, with
-// net/http's own request writer and response reader. Through the
-// Transport, a connection gets a reading and a writing goroutine, whose
-// wake-ups start threads of their own: in a command line tool that asks
-// one thing and exits, that was 0.4-0.55 ms of memctl recall's time and
-// CPU (BENCHMARKS.md). The request says Connection: close, so conn serves
-// it alone; closing the answer's body closes conn. ctx's end interrupts
-// the request, and then reading the body, as it would the Transport's.
-func sendOn(ctx context.Context, conn net.Conn, req *http.Request) (*http.Response, error) {
-	req.Close = true
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	err := req.Write(conn)
-	var resp *http.Response
-	if err == nil {
-		resp, err = http.ReadResponse(bufio.NewReader(conn), req)
-	}
-	if err != nil {
-		stop()
-		conn.Close()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		var err error
+		if conn, err = c.dial(ctx); err != nil {
+			return nil, err
 		}
-		return nil, err
 	}
-	resp.Body = &connBody{ReadCloser: resp.Body, ctx: ctx, conn: conn, stop: stop}
-	return resp, nil
-}
-
-// connBody is the body of sendOn's answer: closing it closes the
-// connection, and a read that ctx's end interrupted says so.
-type connBody struct {
-	io.ReadCloser
-	ctx  context.Context
-	conn net.Conn
-	stop func() bool
-}
-
-func (b *connBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF && b.ctx.Err() != nil {
-		return n, b.ctx.Err()
-	}
-	return n, err
-}
-
-func (b *connBody) Close() error {
-	b.stop()
-	_ = b.ReadCloser.Close()
-	return b.conn.Close()
+	return exchange(ctx, conn, method, path, payload)
 }
 
 // notRunning tells a daemon that is not there from other failures.
@@ -293,40 +222,40 @@ func notRunning(err error) bool {
 
 // readError decodes an error answer, keeping what it can of one that is not
 // memd's JSON (a proxy, or a daemon of another version).
-func readError(resp *http.Response) *memd.Error {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+func readError(resp *response) *memd.Error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.body, 64<<10))
 	var b memd.ErrorBody
 	if json.Unmarshal(raw, &b) == nil && b.Error != nil && b.Error.Code != "" {
-		b.Error.Status = resp.StatusCode
-		b.Error.RetryAfter = retryAfter(resp.Header)
+		b.Error.Status = resp.status
+		b.Error.RetryAfter = retryAfter(resp.header)
 		return b.Error
 	}
 	msg := string(bytes.TrimSpace(raw))
 	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
+		msg = resp.reason
 	}
-	return &memd.Error{Status: resp.StatusCode, Code: codeOf(resp.StatusCode), Message: msg}
+	return &memd.Error{Status: resp.status, Code: codeOf(resp.status), Message: msg}
 }
 
 func codeOf(status int) string {
 	switch status {
-	case http.StatusBadRequest:
+	case 400:
 		return memd.CodeBadRequest
-	case http.StatusUnauthorized:
+	case 401:
 		return memd.CodeUnauthorized
-	case http.StatusForbidden:
+	case 403:
 		return memd.CodeForbidden
-	case http.StatusNotFound:
+	case 404:
 		return memd.CodeNotFound
-	case http.StatusMethodNotAllowed:
+	case 405:
 		return memd.CodeMethodNotAllowed
-	case http.StatusRequestEntityTooLarge:
+	case 413:
 		return memd.CodeTooLarge
-	case http.StatusServiceUnavailable:
+	case 503:
 		return memd.CodeUnavailable
-	case http.StatusGatewayTimeout:
+	case 504:
 		return memd.CodeTimeout
-	case http.StatusTooManyRequests:
+	case 429:
 		return memd.CodeBusy
 	}
 	return memd.CodeInternal

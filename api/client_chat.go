@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
+	"net/textproto"
 	"strconv"
 	"time"
 
@@ -30,8 +30,8 @@ func (c *Client) Chat(ctx context.Context, r memd.ChatRequest, onEvent func(memd
 	if err != nil {
 		return res, err
 	}
-	defer resp.Body.Close()
-	sr := NewSSEReader(resp.Body)
+	defer resp.body.Close()
+	sr := NewSSEReader(resp.body)
 	for {
 		name, data, err := sr.Next()
 		if err == io.EOF {
@@ -75,7 +75,7 @@ func (c *Client) Chat(ctx context.Context, r memd.ChatRequest, onEvent func(memd
 }
 
 // retryAfter reads a Retry-After header given in seconds.
-func retryAfter(h http.Header) time.Duration {
+func retryAfter(h textproto.MIMEHeader) time.Duration {
 	n, err := strconv.Atoi(h.Get("Retry-After"))
 	if err != nil || n < 0 {
 		return 0

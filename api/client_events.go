@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/memd-dev/memd"
 )
@@ -13,7 +12,8 @@ import (
 // EventStream reads the daemon's index events. It is not safe for
 // concurrent use; Close it when done.
 type EventStream struct {
-	resp *http.Response
+	ctx  context.Context // Events's
+	body io.Closer
 	sr   *SSEReader
 }
 
@@ -25,11 +25,11 @@ func (c *Client) Events(ctx context.Context) (*EventStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &EventStream{resp: resp, sr: NewSSEReader(resp.Body)}
+	s := &EventStream{ctx: ctx, body: resp.body, sr: NewSSEReader(resp.body)}
 	// The daemon opens with a comment line; reading it means the
 	// subscription is in place before the caller acts.
 	if !s.sr.sc.Scan() {
-		resp.Body.Close()
+		resp.body.Close()
 		return nil, fmt.Errorf("event stream: closed before it started: %v", s.sr.sc.Err())
 	}
 	return s, nil
@@ -40,7 +40,7 @@ func (c *Client) Events(ctx context.Context) (*EventStream, error) {
 func (s *EventStream) Next() (memd.Event, error) {
 	for {
 		_, data, err := s.sr.Next()
-		if ctxErr := s.resp.Request.Context().Err(); err != nil && ctxErr != nil {
+		if ctxErr := s.ctx.Err(); err != nil && ctxErr != nil {
 			return memd.Event{}, ctxErr
 		}
 		if err == io.EOF {
@@ -61,4 +61,4 @@ func (s *EventStream) Next() (memd.Event, error) {
 }
 
 // Close ends the stream.
-func (s *EventStream) Close() error { return s.resp.Body.Close() }
+func (s *EventStream) Close() error { return s.body.Close() }

@@ -68,19 +68,26 @@ func TestDialOneConnection(t *testing.T) {
 	}
 }
 
-// Dial's connection serves the first request alone and is closed after it
-// (the request says Connection: close); later requests go through the
-// Transport on connections of their own.
-func TestDialFirstRequestAlone(t *testing.T) {
+// Every request goes on a connection of its own and says Connection:
+// close, Dial's first one included.
+func TestRequestPerConnection(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "memd.sock")
 	var closes []bool
+	var conns atomic.Int32
 	var mu sync.Mutex
-	serveOn(t, sock, &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		closes = append(closes, r.Close)
-		mu.Unlock()
-		_ = json.NewEncoder(w).Encode(memd.Status{Notes: 7})
-	})})
+	serveOn(t, sock, &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			closes = append(closes, r.Close)
+			mu.Unlock()
+			_ = json.NewEncoder(w).Encode(memd.Status{Notes: 7})
+		}),
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				conns.Add(1)
+			}
+		},
+	})
 
 	c, err := Dial(context.Background(), sock)
 	if err != nil {
@@ -94,8 +101,11 @@ func TestDialFirstRequestAlone(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if want := []bool{true, false, false}; !slices.Equal(closes, want) {
+	if want := []bool{true, true, true}; !slices.Equal(closes, want) {
 		t.Fatalf("Connection: close on the requests: %v, want %v", closes, want)
+	}
+	if n := conns.Load(); n != 3 {
+		t.Fatalf("three requests opened %d connections, want 3", n)
 	}
 }
 

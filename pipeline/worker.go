@@ -36,12 +36,14 @@ type batchWorker struct {
 
 	preparers []*preparer  // owned by run's goroutine
 	released  atomic.Int64 // idle releases so far
-	// gcBefore is the collector's percent (GOGC) the worker found when it
-	// raised it for a burst of work (bulkGC), if gcRaised; under gcMu, as
-	// a batch read ahead may raise it.
-	gcMu     sync.Mutex
-	gcRaised bool
-	gcBefore int
+	// gcBefore and limitBefore are the collector's percent (GOGC) and the
+	// memory limit (GOMEMLIMIT) the worker found when it raised the percent
+	// for a burst of work (bulkGC), if gcRaised; under gcMu, as a batch read
+	// ahead may raise it.
+	gcMu        sync.Mutex
+	gcRaised    bool
+	gcBefore    int
+	limitBefore int64
 	// What the last batch's commit did beyond writing its outcomes: notes
 	// it queued again (boilerplate's settle), and whether it fell back to
 	// committing them one by one.
@@ -174,6 +176,25 @@ const bulkHeapFloor = 128 << 20
 // batch's live heap grows to several times what it was.
 const bulkGCSmallHeap = 3200
 
+// bulkLimitSlack is what the memory limit of a burst (bulkMemoryLimit)
+// allows past the heap's target: the runtime's own memory (stacks, spans).
+const bulkLimitSlack = 32 << 20
+
+// bulkMemoryLimit is the memory limit (GOMEMLIMIT) for a burst's batch over
+// a live heap of live bytes, where the collector's percent found was
+// before: the heap may grow past its live part by twice the live part,
+// at least bulkHeapFloor and at most bulkHeapGrowth, or as far as before
+// lets it, whichever is more, and bulkLimitSlack past that. The raised
+// percent alone let a mid-sized live heap grow four times over: the 50 MB
+// that a hundred recall clients kept live during a reindex became a 250 MB
+// target and 310-360 MB of RSS (TestRecallUnderLoad, 160-183 MB before the
+// percent was raised).
+func bulkMemoryLimit(live uint64, before int) int64 {
+	growth := min(max(2*live, bulkHeapFloor), bulkHeapGrowth)
+	target := max(live+live*uint64(before)/100, live+growth)
+	return int64(target + bulkLimitSlack)
+}
+
 // bulkGCPercent is the collector's percent for a batch over a live heap of
 // live bytes, where the percent found was before: bulkGC, more for a small
 // heap (bulkHeapFloor), or what keeps the heap's growth to
@@ -186,7 +207,10 @@ func bulkGCPercent(live uint64, before int) int {
 }
 
 // raiseGC sets the collector's percent for the batch just read
-// (bulkGCPercent), unless it is off (GOGC=off) or at bulkGC or above.
+// (bulkGCPercent) and a memory limit that bounds the heap's growth
+// (bulkMemoryLimit), unless the collector is off
+// (GOGC=off) or at bulkGC or above. A lower limit already set (GOMEMLIMIT)
+// is kept.
 func (bw *batchWorker) raiseGC() {
 	bw.gcMu.Lock()
 	defer bw.gcMu.Unlock()
@@ -197,20 +221,25 @@ func (bw *batchWorker) raiseGC() {
 			return
 		}
 		bw.gcRaised, bw.gcBefore = true, before
+		bw.limitBefore = debug.SetMemoryLimit(-1)
 	}
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(live)
 	if live[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetGCPercent(bulkGCPercent(live[0].Value.Uint64(), bw.gcBefore))
+		p := bulkGCPercent(live[0].Value.Uint64(), bw.gcBefore)
+		debug.SetGCPercent(p)
+		debug.SetMemoryLimit(min(bulkMemoryLimit(live[0].Value.Uint64(), bw.gcBefore), bw.limitBefore))
 	}
 }
 
-// restoreGC puts back the collector's percent raiseGC found.
+// restoreGC puts back the collector's percent and memory limit raiseGC
+// found.
 func (bw *batchWorker) restoreGC() {
 	bw.gcMu.Lock()
 	defer bw.gcMu.Unlock()
 	if bw.gcRaised {
 		debug.SetGCPercent(bw.gcBefore)
+		debug.SetMemoryLimit(bw.limitBefore)
 		bw.gcRaised = false
 	}
 }

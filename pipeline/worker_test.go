@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
@@ -184,18 +185,53 @@ func TestBulkGCPercent(t *testing.T) {
 // A burst of work raises the collector's percent (the test's heap is
 // small: to bulkGC or more), and the idle release puts back what the worker found;
 // GOGC=off stays off.
+func TestBulkMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		live   uint64
+		before int
+		want   uint64
+	}{
+		{4 << 20, 100, 4<<20 + bulkHeapFloor},      // a small heap grows by the floor
+		{50 << 20, 100, 50<<20 + 100<<20},          // a mid-sized one by twice itself, not by 400%
+		{200 << 20, 100, 200<<20 + bulkHeapGrowth}, // a large one by at most the growth
+		{600 << 20, 100, 1200 << 20},               // or as the percent found lets it
+		{50 << 20, 300, 200 << 20},                 // never below what the percent found lets it
+	} {
+		if got, want := bulkMemoryLimit(c.live, c.before), int64(c.want+bulkLimitSlack); got != want {
+			t.Errorf("bulkMemoryLimit(%d MiB, %d) = %d MiB, want %d", c.live>>20, c.before, got>>20, want>>20)
+		}
+	}
+}
+
 func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	var bw batchWorker
 	bw.raiseGC()
 	if got := gcPercent(); got < bulkGC || got > bulkGCSmallHeap {
 		t.Errorf("GOGC %d during a burst, want %d to %d", got, bulkGC, bulkGCSmallHeap)
+	}
+	// The limit holds the heap near what the percent meant over the live
+	// heap of now, however the live heap grows later.
+	if got := debug.SetMemoryLimit(-1); got > bulkMemoryLimit(bulkHeapGrowth, 150) {
+		t.Errorf("memory limit %d MB during a burst, want one past the live heap", got>>20)
 	}
 	bw.raiseGC()
 	bw.restoreGC()
 	if got := gcPercent(); got != 150 {
 		t.Errorf("GOGC %d after the burst, want the 150 it found", got)
 	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("memory limit %d after the burst, want none, as found", got)
+	}
+	// A lower limit of the user's (GOMEMLIMIT) is kept.
+	debug.SetMemoryLimit(32 << 20)
+	bw.raiseGC()
+	if got := debug.SetMemoryLimit(-1); got != 32<<20 {
+		t.Errorf("memory limit %d MB during a burst under GOMEMLIMIT=32MiB, want 32", got>>20)
+	}
+	bw.restoreGC()
+	debug.SetMemoryLimit(math.MaxInt64)
 	debug.SetGCPercent(-1)
 	bw.raiseGC()
 	if got := gcPercent(); got != -1 {

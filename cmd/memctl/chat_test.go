@@ -54,9 +54,8 @@ func TestChatLoopKeepsHistory(t *testing.T) {
 	sock := servertest.Socket(t, svc)
 	var out, errOut bytes.Buffer
 	a := &app{out: &out, errOut: &errOut, noStart: true}
-	root := newRoot(a)
+	root := newRoot(a, []string{"--socket", sock, "--data", t.TempDir(), "chat"})
 	root.SetIn(strings.NewReader("tomatoes\nand when?\n\nnot asked\n"))
-	root.SetArgs([]string{"--socket", sock, "--data", t.TempDir(), "chat"})
 	if err := a.execute(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}

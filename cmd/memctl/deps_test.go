@@ -34,6 +34,11 @@ func TestMemctlLinksNoDaemon(t *testing.T) {
 		"github.com/google/jsonschema-go",
 		"github.com/memd-dev/memd/lsp",
 		"github.com/sourcegraph/jsonrpc2",
+		"net/http",
+		"crypto/tls",
+		"crypto/x509",
+		"mime/multipart",
+		"encoding/xml",
 	}
 	for dep := range strings.FieldsSeq(string(out)) {
 		for _, b := range banned {

@@ -1,3 +1,7 @@
+// A command that asks one thing and exits has no use for the runtime's
+// goroutine that follows changes of the cgroup's CPU limit.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
@@ -5,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -19,7 +26,7 @@ import (
 
 func main() {
 	a := &app{out: os.Stdout, errOut: os.Stderr}
-	if err := a.execute(context.Background(), newRoot(a)); err != nil {
+	if err := a.execute(context.Background(), newRoot(a, os.Args[1:])); err != nil {
 		fmt.Fprintln(os.Stderr, "memctl:", describe(err))
 		os.Exit(1)
 	}
@@ -58,7 +65,60 @@ func (a *app) execute(ctx context.Context, root *cobra.Command) error {
 	return err
 }
 
-func newRoot(a *app) *cobra.Command {
+// commands are memctl's commands by name, for newRoot to build the one a
+// command line runs.
+var commands = map[string]func(*app) *cobra.Command{
+	"add": newAddCmd, "rm": newRmCmd, "status": newStatusCmd, "recall": newRecallCmd,
+	"forget": newForgetCmd, "reindex": newReindexCmd, "compact": newCompactCmd, "doctor": newDoctorCmd,
+	"model": newModelCmd, "chat": newChatCmd, "mcp": newMCPCmd, "stop": newStopCmd, "restart": newRestartCmd,
+	"service": newServiceCmd, "lsp": newLSPCmd, "tags": newTagsCmd,
+}
+
+// newRoot builds memctl's command tree for the command line args. Of the
+// commands it builds only the one args name, when they name one, and
+// leaves out cobra's completion command: building every command, its
+// flags and cobra's completion commands was 0.2 ms of each `memctl recall`
+// (BENCHMARKS.md). Help, completion, and a name that is not a command get
+// the whole tree.
+func newRoot(a *app, args []string) *cobra.Command {
+	root := newBareRoot(a)
+	root.SetArgs(args)
+	if build, ok := commands[commandName(root, args)]; ok {
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(build(a))
+		return root
+	}
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		root.AddCommand(commands[name](a))
+	}
+	return root
+}
+
+// commandName is the first word of args that is not a flag of root or a
+// flag's value: the command they run.
+func commandName(root *cobra.Command, args []string) string {
+	flags := root.PersistentFlags()
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return ""
+		case strings.HasPrefix(arg, "--"):
+			name, _, inline := strings.Cut(arg[2:], "=")
+			if f := flags.Lookup(name); f != nil && f.NoOptDefVal == "" && !inline {
+				i++ // the flag's value
+			}
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			// Shorthands: root has only -h and -v, which take no value.
+		default:
+			return arg
+		}
+	}
+	return ""
+}
+
+// newBareRoot is memctl's root command with its flags and no commands.
+func newBareRoot(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "memctl",
 		Short: "memctl talks to memd, the local memory daemon for your notes",
@@ -95,9 +155,6 @@ memd in the background when no daemon answers on the socket.`,
 		a.socket, err = filepath.Abs(cfg.SocketPath())
 		return err
 	}
-	root.AddCommand(newAddCmd(a), newRmCmd(a), newStatusCmd(a), newRecallCmd(a),
-		newForgetCmd(a), newReindexCmd(a), newCompactCmd(a), newDoctorCmd(a), newModelCmd(a), newChatCmd(a), newMCPCmd(a),
-		newStopCmd(a), newRestartCmd(a), newServiceCmd(a), newLSPCmd(a), newTagsCmd(a))
 	return root
 }
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	bars "github.com/jedib0t/go-pretty/v6/progress"
 	"golang.org/x/term"
 
 	"github.com/memd-dev/memd"
@@ -66,24 +66,17 @@ func (a *app) startProgress(ctx context.Context, c *api.Client, desc string) *pr
 func (p *progress) untilIdle(ctx context.Context) error {
 	idle := make(chan error, 1)
 	p.wg.Go(func() { idle <- p.c.WaitIdle(ctx) })
-	var bar *progressbar.ProgressBar
+	var bar *noteBar
 	done, pending := 0, -1
-	// The bar counts notes done and says how many jobs are pending, with
-	// no total: pending counts jobs, which merge and split as a folder is
-	// scanned, so a total made from it jumps (0/5183, 0/3136, 2306/2307).
 	// On an idle daemon there is nothing to draw.
 	draw := func() {
 		if p.w == nil || (bar == nil && pending <= 0) {
 			return
 		}
 		if bar == nil {
-			bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(p.w),
-				progressbar.OptionShowCount(), progressbar.OptionSetItsString("notes"), progressbar.OptionShowIts(),
-				progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
-				progressbar.OptionClearOnFinish())
+			bar = newNoteBar(p.w)
 		}
-		bar.Describe(fmt.Sprintf("%s (%d pending)", p.desc, max(pending, 0)))
-		_ = bar.Set(done)
+		bar.set(fmt.Sprintf("%s (%d pending)", p.desc, max(pending, 0)), done)
 	}
 	base := int64(-1)
 	poll := func() {
@@ -107,7 +100,7 @@ func (p *progress) untilIdle(ctx context.Context) error {
 		select {
 		case err := <-idle:
 			if bar != nil {
-				_ = bar.Finish()
+				bar.clear()
 			}
 			return err
 		case ev, ok := <-p.events:
@@ -125,6 +118,53 @@ func (p *progress) untilIdle(ctx context.Context) error {
 			poll()
 		}
 	}
+}
+
+// noteBar draws what is being done, the notes done, their rate and the
+// time taken: "indexing ~/notes (812 pending) ... [<#>.....] [2306 notes
+// in 5s; 412 notes/s]". It has no total: pending counts jobs, which merge
+// and split as a folder is scanned, so a total made from it jumps (0/5183,
+// 0/3136, 2306/2307).
+type noteBar struct {
+	writer   bars.Writer
+	tracker  *bars.Tracker
+	rendered chan struct{}
+}
+
+func newNoteBar(w io.Writer) *noteBar {
+	pw := bars.NewWriter()
+	pw.SetOutputWriter(w)
+	pw.SetUpdateFrequency(100 * time.Millisecond)
+	pw.SetTrackerLength(20)
+	pw.SetTrackerPosition(bars.PositionRight)
+	pw.ShowPercentage(false)
+	pw.ShowETA(false)
+	st := pw.Style()
+	st.Visibility.Speed = true
+	st.Options.Separator = " "
+	st.Options.TimeInProgressPrecision = time.Second
+	b := &noteBar{writer: pw, rendered: make(chan struct{}),
+		tracker: &bars.Tracker{Units: notes, RemoveOnCompletion: true}}
+	pw.AppendTracker(b.tracker)
+	go func() {
+		defer close(b.rendered)
+		pw.Render()
+	}()
+	return b
+}
+
+var notes = bars.Units{Notation: " notes", NotationPosition: bars.UnitsNotationPositionAfter}
+
+func (b *noteBar) set(desc string, done int) {
+	b.tracker.UpdateMessage(desc)
+	b.tracker.SetValue(int64(done))
+}
+
+// clear takes the bar off the screen and returns when it is gone.
+func (b *noteBar) clear() {
+	b.tracker.MarkAsDone()
+	b.writer.Stop()
+	<-b.rendered
 }
 
 func (p *progress) stop() {

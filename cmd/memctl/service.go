@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -105,11 +104,15 @@ func parseUnit(name, text string) func() *template.Template {
 	})
 }
 
-// xmlText escapes text for a plist string.
-func xmlText(s string) string {
-	var b strings.Builder
-	xml.EscapeText(&b, []byte(s))
-	return b.String()
+// xmlText escapes text for a plist string. text/template's HTML escaping
+// is XML's too (&lt; &gt; &amp; &#39; &#34;), so encoding/xml, whose
+// package init every memctl start would pay, stays out; the control
+// characters XML 1.0 cannot hold at all are refused instead.
+func xmlText(s string) (string, error) {
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < ' ' && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF }); i >= 0 {
+		return "", fmt.Errorf("%q holds a control character that a launchd plist cannot hold; use a path without one", s)
+	}
+	return template.HTMLEscapeString(s), nil
 }
 
 // unitPath escapes a path for a unit file setting: % is a specifier.

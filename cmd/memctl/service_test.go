@@ -165,3 +165,36 @@ func TestServicePartlyInstalled(t *testing.T) {
 		t.Fatalf("status after uninstall:\n%s", out)
 	}
 }
+
+// TestPlistEscapes: a path with XML's special characters comes back whole
+// from the plist, and one with a control character XML cannot hold is
+// refused rather than written as a plist launchd would reject.
+func TestPlistEscapes(t *testing.T) {
+	s := testService(t)
+	s.Data = filepath.Join(s.home, `a <b> & 'c' "d"`)
+	units, err := s.units("darwin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(strings.NewReader(units[0].text))
+	var strs []string
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the plist is not well-formed: %v\n%s", err, units[0].text)
+		}
+		if c, ok := tok.(xml.CharData); ok {
+			strs = append(strs, string(c))
+		}
+	}
+	if !slices.Contains(strs, s.Data) {
+		t.Errorf("the plist lacks %q: %q", s.Data, strs)
+	}
+	s.Data = filepath.Join(s.home, "bell\x07")
+	if _, err := s.units("darwin"); err == nil || !strings.Contains(err.Error(), "control character") {
+		t.Errorf("a path with a control character: %v, want a refusal", err)
+	}
+}

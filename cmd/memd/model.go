@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/jedib0t/go-pretty/v6/progress"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -68,9 +68,11 @@ func newModelPullCmd() *cobra.Command {
 
 // downloadBar draws pull's progress on a terminal, nothing elsewhere.
 type downloadBar struct {
-	w    io.Writer // nil: draw nothing
-	name string
-	bar  *progressbar.ProgressBar
+	w        io.Writer // nil: draw nothing
+	name     string
+	writer   progress.Writer
+	tracker  *progress.Tracker
+	rendered chan struct{}
 }
 
 func newDownloadBar(name string, draw bool, w io.Writer) *downloadBar {
@@ -85,18 +87,32 @@ func (b *downloadBar) update(done, total int64) {
 	if b.w == nil {
 		return
 	}
-	if b.bar == nil {
-		b.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(b.w),
-			progressbar.OptionSetDescription(b.name), progressbar.OptionShowBytes(true),
-			progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
+	if b.tracker == nil {
+		b.writer = progress.NewWriter()
+		b.writer.SetOutputWriter(b.w)
+		b.writer.SetUpdateFrequency(100 * time.Millisecond)
+		b.writer.SetTrackerLength(30)
+		b.writer.SetTrackerPosition(progress.PositionRight)
+		b.writer.Style().Visibility.Speed = true
+		b.writer.Style().Options.Separator = " "
+		b.writer.Style().Options.TimeInProgressPrecision = time.Second
+		b.tracker = &progress.Tracker{Message: b.name, Total: total, Units: progress.UnitsBytes, RemoveOnCompletion: true}
+		b.writer.AppendTracker(b.tracker)
+		b.rendered = make(chan struct{})
+		go func() {
+			defer close(b.rendered)
+			b.writer.Render()
+		}()
 	}
-	_ = b.bar.Set64(done)
+	b.tracker.SetValue(done)
 }
 
+// finish takes the bar off the screen and returns when it is gone.
 func (b *downloadBar) finish() {
-	if b.bar != nil {
-		_ = b.bar.Finish()
+	if b.tracker != nil {
+		b.tracker.MarkAsDone()
+		b.writer.Stop()
+		<-b.rendered
 	}
 }
 

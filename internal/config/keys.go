@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Key describes one setting: its name in the file, its flag and its
@@ -367,7 +369,7 @@ func tomlTypeName(v any) string {
 		return "an array"
 	case map[string]any:
 		return "a table"
-	case time.Time:
+	case time.Time, toml.LocalDate, toml.LocalTime, toml.LocalDateTime:
 		return "a date or time"
 	}
 	return fmt.Sprintf("a %T", v)

@@ -3,12 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // EnvConfig names the config file when --config does not.
@@ -55,11 +56,11 @@ func (c *Config) readFile(path string) error {
 // decode applies the TOML document text, read from path, to c.
 func (c *Config) decode(path, text string) error {
 	var doc map[string]any
-	md, err := toml.Decode(text, &doc)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("config %s:%d: %s: fix the TOML syntax", path, pe.Position.Line, pe.Message)
+	if err := toml.Unmarshal([]byte(text), &doc); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			return fmt.Errorf("config %s:%d: %s: fix the TOML syntax", path, line, strings.TrimPrefix(de.Error(), "toml: "))
 		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
@@ -70,8 +71,13 @@ func (c *Config) decode(path, text string) error {
 		}
 		return "config " + path
 	}
-	for _, k := range md.Keys() {
-		name := k.String()
+	keys := keysOf(doc, nil, nil)
+	// In the file's order, so that of two mistakes the first is named.
+	slices.SortStableFunc(keys, func(a, b []string) int {
+		return idx.lineOf(strings.Join(a, ".")) - idx.lineOf(strings.Join(b, "."))
+	})
+	for _, k := range keys {
+		name := strings.Join(k, ".")
 		switch {
 		case len(k) == 1 && slices.Contains(tables, k[0]):
 			if _, ok := doc[k[0]].(map[string]any); !ok {
@@ -99,6 +105,19 @@ func (c *Config) decode(path, text string) error {
 		}
 	}
 	return nil
+}
+
+// keysOf appends the keys of table, under prefix, to keys: each key, and
+// after a table's key the keys it holds, each in name order.
+func keysOf(table map[string]any, prefix []string, keys [][]string) [][]string {
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		k := append(slices.Clip(prefix), name)
+		keys = append(keys, k)
+		if sub, ok := table[name].(map[string]any); ok {
+			keys = keysOf(sub, k, keys)
+		}
+	}
+	return keys
 }
 
 // valueAt is the decoded value of a dotted name.
