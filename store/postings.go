@@ -141,7 +141,8 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 		}
 	}
 	l := newTermLocals(cache, min(distinct, n))
-	occ := make([]int32, 0, n) // each added term's local index, in the order of e.added
+	sc := &cache.scratch
+	occ := sized(sc.occ, n)[:0] // each added term's local index, in the order of e.added
 	for _, c := range e.added {
 		v := c.vocab
 		for _, tf := range c.terms {
@@ -177,7 +178,9 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	// One array holds every term's postings in runs, term by term:
 	// counts become each run's next free place (a 4-byte cursor a term,
 	// not a slice header) and end as each run's end.
-	all := make([]Posting, len(occ))
+	sc.occ = occ
+	all := sized(sc.postings, len(occ))
+	sc.postings = all
 	at := int32(0)
 	for i, n := range counts {
 		counts[i], at = at, at+n
@@ -191,7 +194,7 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 		}
 		occ = occ[len(c.terms):]
 	}
-	if err := t.putChunkTerms(e.added, ids, starts, counts, all); err != nil {
+	if err := t.putChunkTerms(e.added, ids, starts, counts, all, sc); err != nil {
 		return nil, err
 	}
 	// Each term's postings ascend by chunk id, so each span's run is one
@@ -224,7 +227,7 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 // record comes out in order after one sort of the commit's distinct
 // terms. Chunk ids are taken in sequence (PutNote), so added spans
 // about as many ids as it holds chunks.
-func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int32, all []Posting) error {
+func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int32, all []Posting, sc *commitScratch) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -243,7 +246,8 @@ func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int3
 		byID[li] = uint64(id)<<32 | uint64(li)
 	}
 	slices.Sort(byID)
-	recs := make([]uint64, at)
+	recs := sized(sc.recs, int(at))
+	sc.recs = recs
 	for _, k := range byID {
 		li, id := uint32(k), uint32(k>>32)
 		for _, p := range all[starts[li]:ends[li]] {
