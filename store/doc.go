@@ -26,5 +26,6 @@
 // for its lookups (bbolt's Get builds a cursor each call). A commit
 // gathers its postings term by term and writes each chunk's term record
 // from them, reading the terms in id order, so no record needs a sort of
-// its own. Store imports no other memd package.
+// its own; those arrays are kept with the term cache for the next commit
+// of a burst. Store imports no other memd package.
 package store
