@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"iter"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/memd-dev/memd/rank"
 	"github.com/memd-dev/memd/rank/lexical"
@@ -101,6 +103,9 @@ func spellAsNotes(tx *store.Tx, text string, fixes []rank.Correction) error {
 		if err != nil {
 			return err
 		}
+		// A stem is its words' start, but for its last letter ("daili" of
+		// "daily"): words that do not start so are passed over unanalyzed.
+		stem := f.To[:max(1, len(f.To)-1)]
 		best, bestEnd := "", -1
 		for _, p := range posts[:min(len(posts), spellingChunks)] {
 			if bestEnd >= len(best) && best != "" {
@@ -110,11 +115,7 @@ func spellAsNotes(tx *store.Tx, text string, fixes []rank.Correction) error {
 			if err != nil {
 				return err
 			}
-			for _, w := range strings.FieldsFunc(c.Text, isNotWordRune) {
-				// A stem begins as its words do: skip the rest unanalyzed.
-				if lowerFirst(w) != f.To[0] {
-					continue
-				}
+			for w := range wordsStarting(c.Text, stem) {
 				if terms := lexical.Terms(w); len(terms) != 1 || terms[0] != f.To {
 					continue
 				}
@@ -134,14 +135,49 @@ func spellAsNotes(tx *store.Tx, text string, fixes []rank.Correction) error {
 // typed one does among a stem's words (involved, involves, involvement).
 const spellingChunks = 8
 
-func isNotWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
-
-func lowerFirst(w string) byte {
-	c := w[0]
-	if 'A' <= c && c <= 'Z' {
-		c += 'a' - 'A'
+// wordsStarting yields the words of text (runs of letters and digits)
+// that begin with prefix, lower-case ASCII, in any case: found by a search
+// for prefix, not a walk over every word.
+func wordsStarting(text, prefix string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		lower := lowerASCII(text) // offsets as text's
+		for at := 0; ; {
+			i := strings.Index(lower[at:], prefix)
+			if i < 0 {
+				return
+			}
+			start := at + i
+			at = start + len(prefix)
+			if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && isWordRune(r) {
+				continue // inside a word
+			}
+			end := at
+			for end < len(text) {
+				r, n := utf8.DecodeRuneInString(text[end:])
+				if !isWordRune(r) {
+					break
+				}
+				end += n
+			}
+			if !yield(text[start:end]) {
+				return
+			}
+			at = end
+		}
 	}
-	return c
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// lowerASCII is s with A-Z lower-cased, every other byte as it is.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // commonSuffix is how many bytes a and b end alike.
