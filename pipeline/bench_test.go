@@ -47,19 +47,24 @@ func BenchmarkIndexGenerated(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d notes in %v", n, time.Since(t0).Round(time.Millisecond))
-	for _, batch := range []int{64, 256, 2048} {
+	for _, batch := range []int{64, 256, 2048, 8192} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchIndex(b, dir, batch) })
 	}
 }
 
 // BenchmarkIndexDir indexes the folder MEMD_BENCH_DIR (SciFact's notes,
-// say) in batches of the daemon's default size; skipped when unset.
+// say) in batches of the daemon's default size, or of MEMD_BENCH_BATCH
+// notes; skipped when unset.
 func BenchmarkIndexDir(b *testing.B) {
 	dir := os.Getenv("MEMD_BENCH_DIR")
 	if dir == "" {
 		b.Skip("MEMD_BENCH_DIR is not set")
 	}
-	benchIndex(b, dir, defaultBatchNotes)
+	batch := defaultBatchNotes
+	if v, err := strconv.Atoi(os.Getenv("MEMD_BENCH_BATCH")); err == nil && v > 0 {
+		batch = v
+	}
+	benchIndex(b, dir, batch)
 }
 
 func benchIndex(b *testing.B, dir string, batch int) {

@@ -164,14 +164,25 @@ const bulkHeapGrowth = 256 << 20
 // bulkHeapFloor is what the raised percent lets a small live heap grow
 // before a collection, up to bulkGCSmallHeap: at bulkGC a small vault's
 // batch (the Dendron vault's one, its live heap a few MB when it is read)
-// still met three collections, 8% of indexing it; past the first, none.
-// Its peak memory grows by a few MB.
-const bulkHeapFloor = 64 << 20
+// still met three collections, 8% of indexing it; at a floor of 64 MiB
+// one, at 61 MB of heap with 26 MB live, 4% of it, which 128 MiB takes
+// away without raising the vault's peak RSS (83 MB either way: its
+// batch's heap ends near the first floor; BENCHMARKS.md, "Bulk indexing,
+// round three"). The memory limit keeps a lower floor of its own
+// (bulkLimitFloor), which the vault's batch stays under.
+const bulkHeapFloor = 128 << 20
 
 // bulkGCSmallHeap bounds the percent that bulkHeapFloor gives a small
 // live heap: the percent holds until the next batch is read, while a
 // batch's live heap grows to several times what it was.
-const bulkGCSmallHeap = 1600
+const bulkGCSmallHeap = 3200
+
+// bulkLimitFloor is the least the memory limit of a burst lets the heap
+// grow past its live part: below bulkHeapFloor, so that a mid-sized live
+// heap (the 50 MB a hundred recall clients keep during a reindex) grows by
+// twice itself and no more; at bulkHeapFloor memd peaked at 212-229 MB
+// under TestRecallUnderLoad, at this floor 146-149 MB.
+const bulkLimitFloor = 64 << 20
 
 // bulkLimitSlack is what the memory limit of a burst (bulkMemoryLimit)
 // allows past the heap's target: the runtime's own memory (stacks, spans).
@@ -180,14 +191,14 @@ const bulkLimitSlack = 32 << 20
 // bulkMemoryLimit is the memory limit (GOMEMLIMIT) for a burst's batch over
 // a live heap of live bytes, where the collector's percent found was
 // before: the heap may grow past its live part by twice the live part,
-// at least bulkHeapFloor and at most bulkHeapGrowth, or as far as before
+// at least bulkLimitFloor and at most bulkHeapGrowth, or as far as before
 // lets it, whichever is more, and bulkLimitSlack past that. The raised
 // percent alone let a mid-sized live heap grow four times over: the 50 MB
 // that a hundred recall clients kept live during a reindex became a 250 MB
 // target and 310-360 MB of RSS (TestRecallUnderLoad, 160-183 MB before the
 // percent was raised).
 func bulkMemoryLimit(live uint64, before int) int64 {
-	growth := min(max(2*live, bulkHeapFloor), bulkHeapGrowth)
+	growth := min(max(2*live, bulkLimitFloor), bulkHeapGrowth)
 	target := max(live+live*uint64(before)/100, live+growth)
 	return int64(target + bulkLimitSlack)
 }

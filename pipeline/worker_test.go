@@ -167,8 +167,9 @@ func TestBulkGCPercent(t *testing.T) {
 		live         uint64
 		before, want int
 	}{
-		{20 << 20, 100, bulkGC},
-		{8 << 20, 100, 800},
+		{40 << 20, 100, bulkGC},
+		{20 << 20, 100, 640},
+		{8 << 20, 100, 1600},
 		{1 << 20, 100, bulkGCSmallHeap},
 		{128 << 20, 100, 200},
 		{1 << 30, 100, 100},
@@ -190,7 +191,7 @@ func TestBulkMemoryLimit(t *testing.T) {
 		before int
 		want   uint64
 	}{
-		{4 << 20, 100, 4<<20 + bulkHeapFloor},      // a small heap grows by the floor
+		{4 << 20, 100, 4<<20 + bulkLimitFloor},     // a small heap grows by the floor
 		{50 << 20, 100, 50<<20 + 100<<20},          // a mid-sized one by twice itself, not by 400%
 		{200 << 20, 100, 200<<20 + bulkHeapGrowth}, // a large one by at most the growth
 		{600 << 20, 100, 1200 << 20},               // or as the percent found lets it

@@ -20,7 +20,12 @@
 // transactions (termcache.go, learnt only once a transaction commits,
 // dropped by ReleaseCaches when the daemon goes idle), a chunk's terms by
 // their number in the analyzer's Vocabulary (one hash of a term's string a
-// commit, not one an occurrence), counters changed once a commit, and one
-// cursor per bucket a transaction for its lookups (bbolt's Get builds a
-// cursor each call). Store imports no other memd package.
+// commit, not one an occurrence; none at all for a number whose mark
+// already names its entry in the term cache of the same generation),
+// counters changed once a commit, and one cursor per bucket a transaction
+// for its lookups (bbolt's Get builds a cursor each call). A commit
+// gathers its postings term by term and writes each chunk's term record
+// from them, reading the terms in id order, so no record needs a sort of
+// its own; those arrays are kept with the term cache for the next commit
+// of a burst. Store imports no other memd package.
 package store

@@ -124,15 +124,25 @@ func (e *postingEdits) setLength(chunk uint64, length uint32) {
 // term before they are cut into blocks: a map operation per posting was
 // most of a bulk commit's lexical work.
 func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
-	l := termLocals{cache: t.terms, stamp: resolveStamps.Add(1), missed: map[string]int32{}}
-	if l.cache == nil {
-		l.cache = &termCache{} // a lexicon being rebuilt: nothing is known
+	cache := t.terms
+	if cache == nil {
+		cache = &termCache{} // a lexicon being rebuilt: nothing is known
 	}
-	n := 0
+	n, distinct := 0, 0
+	var vocabs []*Vocabulary // few: one a preparer's numbering
 	for _, c := range e.added {
 		n += len(c.terms)
+		if v := c.vocab; v != nil {
+			v.reserve(c.terms)
+			if !slices.Contains(vocabs, v) {
+				vocabs = append(vocabs, v)
+				distinct += len(v.marks)
+			}
+		}
 	}
-	occ := make([]int32, 0, n) // each added term's local index, in the order of e.added
+	l := newTermLocals(cache, min(distinct, n))
+	sc := &cache.scratch
+	occ := sized(sc.occ, n)[:0] // each added term's local index, in the order of e.added
 	for _, c := range e.added {
 		v := c.vocab
 		for _, tf := range c.terms {
@@ -142,7 +152,7 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 			} else if m := v.mark(tf.Num); m.resolve == l.stamp {
 				i = m.local
 			} else {
-				i = l.of(tf.Term)
+				i = l.ofMark(m, tf.Term)
 				m.resolve, m.local = l.stamp, i
 			}
 			occ = append(occ, i)
@@ -168,31 +178,28 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	// One array holds every term's postings in runs, term by term:
 	// counts become each run's next free place (a 4-byte cursor a term,
 	// not a slice header) and end as each run's end.
-	all := make([]Posting, len(occ))
+	sc.occ = occ
+	all := sized(sc.postings, len(occ))
+	sc.postings = all
 	at := int32(0)
 	for i, n := range counts {
 		counts[i], at = at, at+n
 	}
-	var rec []uint64
+	starts := slices.Clone(counts)
 	for _, c := range e.added {
-		if c.terms == nil {
-			continue
-		}
-		rec = rec[:0]
 		for j, tf := range c.terms {
 			li := occ[j]
-			rec = append(rec, packTermFreq(ids[li], tf.Freq))
 			all[counts[li]] = Posting{Chunk: c.id, Freq: tf.Freq}
 			counts[li]++
 		}
 		occ = occ[len(c.terms):]
-		if err := t.bucket(bucketChunkTerms).Put(u64key(c.id), encodeTermIDs(rec)); err != nil {
-			return nil, err
-		}
+	}
+	if err := t.putChunkTerms(e.added, ids, starts, counts, all, sc); err != nil {
+		return nil, err
 	}
 	// Each term's postings ascend by chunk id, so each span's run is one
 	// block, and no block is named twice.
-	var blocks []blockEdit
+	blocks := make([]blockEdit, 0, len(counts)) // a block a term at least
 	start := int32(0)
 	for li, end := range counts {
 		list := all[start:end:end]
@@ -209,6 +216,59 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	}
 	e.added, e.addedAt = nil, map[uint64]int{}
 	return blocks, nil
+}
+
+// putChunkTerms writes the term record of each of added (but those
+// removed again) from the commit's postings: all holds each term's run,
+// local index li's from starts[li] to ends[li], ids its term ids. A
+// record lists its terms by id; instead of sorting each chunk's terms
+// (a sort a chunk was 4% of indexing), the runs are read in term id
+// order, each posting adding its term to its chunk's record, so every
+// record comes out in order after one sort of the commit's distinct
+// terms. Chunk ids are taken in sequence (PutNote), so added spans
+// about as many ids as it holds chunks.
+func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int32, all []Posting, sc *commitScratch) error {
+	if len(added) == 0 {
+		return nil
+	}
+	first, last := added[0].id, added[0].id
+	for _, c := range added {
+		first, last = min(first, c.id), max(last, c.id)
+	}
+	next := make([]int32, last-first+1) // by chunk id - first: where its record's next term goes
+	at := int32(0)
+	for _, c := range added {
+		next[c.id-first] = at
+		at += int32(len(c.terms))
+	}
+	byID := make([]uint64, len(ids)) // id<<32 | local index, to sort
+	for li, id := range ids {
+		byID[li] = uint64(id)<<32 | uint64(li)
+	}
+	slices.Sort(byID)
+	recs := sized(sc.recs, int(at))
+	sc.recs = recs
+	for _, k := range byID {
+		li, id := uint32(k), uint32(k>>32)
+		for _, p := range all[starts[li]:ends[li]] {
+			i := &next[p.Chunk-first]
+			recs[*i] = packTermFreq(id, p.Freq)
+			*i++
+		}
+	}
+	b := t.bucket(bucketChunkTerms)
+	from := 0
+	for _, c := range added {
+		rec := recs[from : from+len(c.terms)]
+		from += len(c.terms)
+		if c.terms == nil {
+			continue
+		}
+		if err := b.Put(u64key(c.id), encodeTermIDs(rec)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resolveStamps numbers resolveAdded's calls, in every store: a term
@@ -229,15 +289,57 @@ type termLocals struct {
 	counts    []int32  // postings by local index
 }
 
+// newTermLocals makes the locals of a commit of about distinct terms.
+// Its map and slices are sized for them when the cache knows none (a
+// first index, where every term is new); else most terms are the
+// cache's, and they grow from small.
+func newTermLocals(cache *termCache, distinct int) termLocals {
+	if len(cache.index) > 0 {
+		distinct = 0
+	}
+	return termLocals{
+		cache: cache, stamp: resolveStamps.Add(1), missed: make(map[string]int32, distinct),
+		missTerms: make([]string, 0, distinct), missLocal: make([]int32, 0, distinct),
+		ids: make([]uint32, 0, distinct), counts: make([]int32, 0, distinct),
+	}
+}
+
 func (l *termLocals) of(term string) int32 {
 	if ci, ok := l.cache.index[term]; ok {
-		en := &l.cache.entries[ci]
-		if en.resolve != l.stamp {
-			en.resolve, en.local = l.stamp, int32(len(l.ids))
-			l.ids, l.counts = append(l.ids, en.id), append(l.counts, 0)
-		}
-		return en.local
+		return l.cached(ci)
 	}
+	return l.miss(term)
+}
+
+// ofMark is of for a numbered term, m its mark: a mark that names the
+// term's entry in this very cache (its generation) costs no hash of the
+// term's string, which at 100k notes, where later commits mostly meet
+// terms known since earlier ones, was still a twentieth of indexing.
+// A mark learns its entry only from a cache hit, so from a committed id.
+func (l *termLocals) ofMark(m *vocabMark, term string) int32 {
+	if m.cacheGen != 0 && m.cacheGen == l.cache.gen {
+		return l.cached(m.entry)
+	}
+	ci, ok := l.cache.index[term]
+	if !ok {
+		return l.miss(term)
+	}
+	m.entry, m.cacheGen = ci, l.cache.gen
+	return l.cached(ci)
+}
+
+// cached is the local index of the term of cache entry ci.
+func (l *termLocals) cached(ci int32) int32 {
+	en := &l.cache.entries[ci]
+	if en.resolve != l.stamp {
+		en.resolve, en.local = l.stamp, int32(len(l.ids))
+		l.ids, l.counts = append(l.ids, en.id), append(l.counts, 0)
+	}
+	return en.local
+}
+
+// miss is the local index of a term the cache lacks.
+func (l *termLocals) miss(term string) int32 {
 	i, ok := l.missed[term]
 	if !ok {
 		i = int32(len(l.ids))
@@ -257,11 +359,7 @@ type blockEdit struct {
 
 // termIDs returns the id of each of terms, giving new terms the next ids.
 func (t *Tx) termIDs(terms []string) ([]uint32, error) {
-	order := make([]int32, len(terms)) // terms' indexes in term order
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	order := termOrder(terms)
 	b := t.bucket(bucketTerms)
 	ids := make([]uint32, len(terms))
 	if err := lookupTerms(b, terms, order, func(i int32, id uint32) { ids[i] = id }); err != nil {
@@ -308,6 +406,46 @@ func (t *Tx) termIDs(terms []string) ([]uint32, error) {
 		}
 	}
 	return ids, nil
+}
+
+// termOrder is the indexes of terms in term order. It sorts each term's
+// first 8 bytes packed into an integer beside its index, and compares
+// the strings only where those are equal: a first index sorts tens of
+// thousands of new terms, and a comparison that loads two strings through
+// their headers was most of that sort.
+func termOrder(terms []string) []int32 {
+	type keyed struct {
+		prefix uint64
+		i      int32
+	}
+	ks := make([]keyed, len(terms))
+	for i, term := range terms {
+		ks[i] = keyed{prefix: termPrefix(term), i: int32(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.prefix != b.prefix {
+			return compareU64(a.prefix, b.prefix)
+		}
+		return strings.Compare(terms[a.i], terms[b.i])
+	})
+	order := make([]int32, len(terms))
+	for j, k := range ks {
+		order[j] = k.i
+	}
+	return order
+}
+
+// termPrefix is term's first 8 bytes big-endian, zero-padded: prefixes
+// order as their terms do, and terms of equal prefixes need a compare.
+func termPrefix(term string) uint64 {
+	var p uint64
+	for i := range 8 {
+		p <<= 8
+		if i < len(term) {
+			p |= uint64(term[i])
+		}
+	}
+	return p
 }
 
 // lookupTerms calls found with the index and id of each of terms that the

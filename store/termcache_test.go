@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -98,5 +99,55 @@ func TestVocabularyNumbersIndexAsStrings(t *testing.T) {
 	}
 	if err := db.checkLexicon(); err != nil {
 		t.Error(err)
+	}
+}
+
+// A Vocabulary's marks learn their terms' cache entries; they must hold
+// only for the cache they came from: not another store's, whose entries
+// name other terms, nor this store's after its cache was dropped.
+func TestVocabularyMarksFollowTheirCache(t *testing.T) {
+	dbA, dbB := openTest(t), openTest(t)
+	v, w := &Vocabulary{}, &Vocabulary{}
+	n := 0
+	put := func(db *DB, voc *Vocabulary, terms ...TermFreq) uint64 {
+		t.Helper()
+		n++
+		note := &Note{Path: fmt.Sprintf("/n/%d.md", n), Folder: "/n", Hash: fmt.Sprint(n)}
+		if err := db.Update(func(tx *Tx) error {
+			_, err := tx.PutNote(note, []NewChunk{{Chunk: Chunk{Text: "x", StartLine: 1, EndLine: 1}, Terms: terms, Vocab: voc}})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return note.Chunks[0]
+	}
+	apple, pear := TermFreq{Term: "apple", Freq: 1, Num: 0}, TermFreq{Term: "pear", Freq: 2, Num: 1}
+	want := map[*DB]map[string][]uint64{dbA: {}, dbB: {}}
+	both := func(db *DB, voc *Vocabulary, terms ...TermFreq) {
+		id := put(db, voc, terms...)
+		for _, tf := range terms {
+			want[db][tf.Term] = append(want[db][tf.Term], id)
+		}
+	}
+	both(dbA, v, apple, pear) // A learns apple, pear
+	both(dbA, v, apple, pear) // v's marks learn A's entries
+	both(dbB, w, TermFreq{Term: "pear", Freq: 1, Num: 0}, TermFreq{Term: "apple", Freq: 1, Num: 1})
+	both(dbB, v, apple, pear) // B's entries are in another order
+	dbA.ReleaseCaches()
+	both(dbA, v, apple, pear) // A's cache starts again, empty
+	both(dbA, v, pear, apple)
+	for db, terms := range want {
+		for term, chunks := range terms {
+			var got []uint64
+			for _, p := range postings(t, db, term) {
+				got = append(got, p.Chunk)
+			}
+			if !slices.Equal(got, chunks) {
+				t.Errorf("postings of %s: chunks %v, want %v", term, got, chunks)
+			}
+		}
+		if err := db.checkLexicon(); err != nil {
+			t.Error(err)
+		}
 	}
 }
