@@ -197,7 +197,7 @@ func TestBulkMemoryLimit(t *testing.T) {
 		{600 << 20, 100, 1200 << 20},               // or as the percent found lets it
 		{50 << 20, 300, 200 << 20},                 // never below what the percent found lets it
 	} {
-		if got, want := bulkMemoryLimit(c.live, c.before), int64(c.want+bulkLimitSlack); got != want {
+		if got, want := bulkMemoryLimit(c.live, c.before), int64(c.want+max(bulkLimitSlack, c.want/4)); got != want {
 			t.Errorf("bulkMemoryLimit(%d MiB, %d) = %d MiB, want %d", c.live>>20, c.before, got>>20, want>>20)
 		}
 	}
