@@ -10,6 +10,7 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/internal/pause"
 	"github.com/memd-dev/memd/pipeline/chunk"
+	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/store"
 )
 
@@ -34,8 +35,9 @@ type enricher struct {
 	busy      *atomic.Int64
 	committed func(eff *txEffects, evs []memd.Event, requeued bool)
 
-	wake  chan struct{} // capacity 1: notes were queued
-	terms termCounter   // owned by run
+	wake   chan struct{} // capacity 1: notes were queued
+	terms  termCounter   // owned by run
+	parser parse.Parser  // owned by run
 }
 
 // stale is a queued note the enricher cannot enrich as stored: its file
@@ -154,7 +156,7 @@ func (e *enricher) parse(n *store.Note, boiler boilerplate) (outcome, bool) {
 	if err != nil || f.hash != n.Hash {
 		return outcome{}, false
 	}
-	pn, decided := parseFile(&outcome{job: store.Job{Path: n.Path}}, f.content)
+	pn, decided := parseFile(&e.parser, &outcome{job: store.Job{Path: n.Path}}, f.content)
 	if decided {
 		return outcome{}, false
 	}

@@ -64,11 +64,12 @@ type outcome struct {
 
 // preparer computes outcomes on one goroutine, with its own analyzer.
 type preparer struct {
-	w     *batchWorker
-	skips map[string]store.Skip
-	terms termCounter
-	dirs  dirOpener // closed when a batch's preparing ends
-	tx    *store.Tx // the read transaction of a batch's preparing, or nil
+	w      *batchWorker
+	skips  map[string]store.Skip
+	parser parse.Parser
+	terms  termCounter
+	dirs   dirOpener // closed when a batch's preparing ends
+	tx     *store.Tx // the read transaction of a batch's preparing, or nil
 }
 
 // noteFile is a note's file as read for one job.
@@ -97,7 +98,7 @@ func (p *preparer) prepare(j store.Job) outcome {
 	if stored != nil && stored.Hash == f.hash && stored.Size >= 0 {
 		return p.sameContent(o, stored, f.stat)
 	}
-	pn, decided := parseFile(&o, f.content)
+	pn, decided := parseFile(&p.parser, &o, f.content)
 	if decided {
 		return o
 	}
@@ -247,9 +248,10 @@ func (p *preparer) sameContent(o outcome, stored *store.Note, stat fileStat) out
 	return o
 }
 
-// parseFile parses content, deciding a skip (true) when it is no text note.
-func parseFile(o *outcome, content []byte) (*parse.Note, bool) {
-	pn, err := parse.Parse(o.job.Path, content)
+// parseFile parses content with parser, deciding a skip (true) when it is
+// no text note.
+func parseFile(parser *parse.Parser, o *outcome, content []byte) (*parse.Note, bool) {
+	pn, err := parser.Parse(o.job.Path, content)
 	switch {
 	case errors.Is(err, parse.ErrBinary):
 		*o = skipFor(*o, reasonBinary)

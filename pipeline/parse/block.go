@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,10 +19,11 @@ type rawBlock struct {
 
 // splitLines splits on "\n" and drops a trailing "\r", so Windows files get
 // the same lines (and block ids) as Unix ones. A final newline does not
-// start another line. offs holds each line's byte offset in s.
-func splitLines(s string) (lines []string, offs []int) {
+// start another line. offs holds each line's byte offset in s. Both are
+// appended to the slices given.
+func splitLines(s string, lines []string, offs []int) ([]string, []int) {
 	n := strings.Count(s, "\n") + 1
-	lines, offs = make([]string, 0, n), make([]int, 0, n)
+	lines, offs = slices.Grow(lines, n), slices.Grow(offs, n)
 	for off := 0; off < len(s); {
 		i := strings.IndexByte(s[off:], '\n')
 		end := len(s)
@@ -38,12 +40,11 @@ func splitLines(s string) (lines []string, offs []int) {
 // finish turns raw blocks into Blocks: text, 1-based lines, heading paths
 // and ids. Lines are substrings of src but for those in cut (sorted), so a
 // block without "\r" or a cut line takes its text from src without
-// copying.
-func finish(src string, lines []string, offs []int, cut []int, raws []rawBlock) []Block {
+// copying. seen counts the note's block hashes (blockID).
+func finish(src string, lines []string, offs []int, cut []int, raws []rawBlock, seen *repeats) []Block {
 	blocks := make([]Block, len(raws))
 	var stack []headingEntry
 	var path []string // shared snapshot of stack, rebuilt when it changes
-	var seen repeats
 	for i, r := range raws {
 		b := &blocks[i]
 		b.Index, b.Kind, b.Level, b.Lang, b.Title = i, r.kind, r.level, r.lang, r.title
@@ -61,7 +62,7 @@ func finish(src string, lines []string, offs []int, cut []int, raws []rawBlock) 
 			stack = append(stack, headingEntry{r.level, r.title})
 			path = snapshot(stack)
 		}
-		b.ID = blockID(b.Kind, b.Text, &seen)
+		b.ID = blockID(b.Kind, b.Text, seen)
 	}
 	return blocks
 }
@@ -122,17 +123,26 @@ func blockID(k Kind, text string, seen *repeats) string {
 
 // repeats counts the block hashes of a note: in a list while the note has
 // few blocks (most notes; a map each cost more than the scans), in a map
-// past that.
+// past that. Its memory serves the next note after reset.
 type repeats struct {
-	list []uint64
-	seen map[uint64]int
+	list   []uint64
+	seen   map[uint64]int
+	mapped bool // counting in seen, not list
+}
+
+// reset forgets the counts, keeping the list's and the map's memory.
+func (r *repeats) reset() {
+	if r.mapped {
+		clear(r.seen)
+	}
+	r.list, r.mapped = r.list[:0], false
 }
 
 const maxListedRepeats = 64
 
 // count returns how many times h was counted before, and counts it.
 func (r *repeats) count(h uint64) int {
-	if r.seen == nil && len(r.list) < maxListedRepeats {
+	if !r.mapped && len(r.list) < maxListedRepeats {
 		n := 0
 		for _, x := range r.list {
 			if x == h {
@@ -142,8 +152,11 @@ func (r *repeats) count(h uint64) int {
 		r.list = append(r.list, h)
 		return n
 	}
-	if r.seen == nil {
-		r.seen = make(map[uint64]int, 2*len(r.list))
+	if !r.mapped {
+		if r.seen == nil {
+			r.seen = make(map[uint64]int, 2*len(r.list))
+		}
+		r.mapped = true
 		for _, x := range r.list {
 			r.seen[x]++
 		}

@@ -1,14 +1,18 @@
 package parse
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // parseMarkdown finds the blocks of a Markdown note and fills the note's
 // front matter, tags and links. It follows CommonMark where that is cheap
 // and is lenient where it is not: anything unrecognized is a paragraph.
 // It reads the note (src, split into lines) with its comments cut out and
 // returns those lines (lines itself when it has none) and the indexes of
-// the lines cut.
-func parseMarkdown(src string, lines []string, n *Note) (raws []rawBlock, view []string, cut []int) {
+// the lines cut. The blocks are p's, which it resets: they hold until p
+// parses again.
+func (p *mdParser) parse(src string, lines []string, n *Note) (raws []rawBlock, view []string, cut []int) {
 	i := 0
 	end, hasFrontMatter := frontMatterEnd(lines)
 	if hasFrontMatter {
@@ -21,9 +25,9 @@ func parseMarkdown(src string, lines []string, n *Note) (raws []rawBlock, view [
 	if i < len(lines) && hasOpener(src) {
 		lines, cut = cutComments(lines, i)
 	}
-	// About one block in four lines on a real vault: sized so, the
-	// blocks rarely grow.
-	p := &mdParser{lines: lines, blocks: make([]rawBlock, 0, len(lines)/4+1)}
+	// About one block in four lines on a real vault: sized so, a first
+	// note's blocks rarely grow.
+	p.lines, p.blocks, p.fenced = lines, slices.Grow(p.blocks[:0], len(lines)/4+1), p.fenced[:0]
 	if hasFrontMatter {
 		p.add(FrontMatter, 0, 0, end, "")
 	}

@@ -138,11 +138,30 @@ const Version = 4
 // The Note's strings share content's memory rather than copy it (a note is
 // read once and parsed once): content must not change afterwards.
 func Parse(path string, content []byte) (*Note, error) {
+	var p Parser
+	return p.Parse(path, content)
+}
+
+// Parser parses notes as Parse does, keeping the memory it works in (the
+// lines, the blocks as found, the repeat counts) from one note to the
+// next, so a worker parsing many notes allocates only what the notes keep.
+// The zero value is ready to use; a Parser is not safe for concurrent use.
+type Parser struct {
+	lines []string
+	offs  []int
+	md    mdParser
+	seen  repeats
+}
+
+// Parse parses a note as the package's Parse does. The Note shares no
+// memory with p.
+func (p *Parser) Parse(path string, content []byte) (*Note, error) {
 	if err := checkText(content); err != nil {
 		return nil, err
 	}
 	src := strings.TrimPrefix(unsafe.String(unsafe.SliceData(content), len(content)), "\uFEFF")
-	lines, offs := splitLines(src)
+	p.lines, p.offs = splitLines(src, p.lines[:0], p.offs[:0])
+	lines := p.lines
 	format, ok := FormatOf(path)
 	if !ok {
 		format = Text
@@ -152,13 +171,14 @@ func Parse(path string, content []byte) (*Note, error) {
 	var cut []int // lines with comments cut out of them
 	switch format {
 	case Markdown:
-		raws, lines, cut = parseMarkdown(src, lines, n)
+		raws, lines, cut = p.md.parse(src, lines, n)
 	case Org:
 		raws = parseOrg(lines, n)
 	default:
 		raws = parseText(lines)
 	}
-	n.Blocks = finish(src, lines, offs, cut, raws)
+	p.seen.reset()
+	n.Blocks = finish(src, lines, p.offs, cut, raws, &p.seen)
 	if n.Title == "" {
 		n.Title = firstH1(n.Blocks)
 	}

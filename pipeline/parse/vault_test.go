@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,7 @@ func TestDendronVault(t *testing.T) {
 // viewLines are the lines of a note as the block parser reads them: a
 // Markdown note's with its comments cut out.
 func viewLines(path, src string) []string {
-	lines, _ := splitLines(strings.TrimPrefix(src, "\uFEFF"))
+	lines, _ := splitLines(strings.TrimPrefix(src, "\uFEFF"), nil, nil)
 	if f, _ := FormatOf(path); f != Markdown || len(lines) == 0 {
 		return lines
 	}
@@ -181,6 +182,44 @@ func BenchmarkParseVault(b *testing.B) {
 			if _, err := Parse(files[i], d); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestParserReuse: one Parser over many notes in turn, as a worker keeps
+// one, gives each note what a fresh parse does: long notes (whose repeats
+// go to a map) before short ones, comments, Org and text among Markdown,
+// and the vault's notes.
+func TestParserReuse(t *testing.T) {
+	var long strings.Builder
+	for range 3 * maxListedRepeats {
+		long.WriteString("same words\n\n- item\n\n")
+	}
+	notes := []struct{ path, src string }{
+		{"long.md", long.String()},
+		{"short.md", "same words\n\nsame words\n\n# Head\n\nsame words\n"},
+		{"comments.md", "a %% cut %% b\n\n<!-- gone\nstill gone -->\n\n# T\n\ntext\r\nmore\r\n"},
+		{"n.org", "#+TITLE: Org\n* Head\n:PROPERTIES:\n:ID: 1\n:END:\nbody\n"},
+		{"n.txt", "one\n\ntwo\n"},
+		{"long.md", long.String()},
+		{"tiny.md", "x"},
+	}
+	for _, f := range vaultFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes = append(notes, struct{ path, src string }{f, string(data)})
+	}
+	var p Parser
+	for _, n := range notes {
+		got, err := p.Parse(n.path, []byte(n.src))
+		if err != nil {
+			t.Fatalf("%s: %v", n.path, err)
+		}
+		want, _ := Parse(n.path, []byte(n.src))
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: a reused Parser gives\n%+v\nwant\n%+v", n.path, got, want)
 		}
 	}
 }
