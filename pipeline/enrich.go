@@ -38,6 +38,7 @@ type enricher struct {
 	wake   chan struct{} // capacity 1: notes were queued
 	terms  termCounter   // owned by run
 	parser parse.Parser  // owned by run
+	cutter chunk.Cutter  // owned by run
 }
 
 // stale is a queued note the enricher cannot enrich as stored: its file
@@ -167,7 +168,7 @@ func (e *enricher) parse(n *store.Note, boiler boilerplate) (outcome, bool) {
 	}
 	if !e.stages.chunkOn {
 		cfg := e.stages.cfg
-		o.chunks = newChunks(pn, chunk.Heuristic(pn, cfg.Chunk), &e.terms, cfg, o.boiler)
+		o.chunks = newChunks(pn, e.cutter.Heuristic(pn, cfg.Chunk), &e.terms, cfg, o.boiler)
 	}
 	return o, true
 }

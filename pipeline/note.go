@@ -67,6 +67,7 @@ type preparer struct {
 	w      *batchWorker
 	skips  map[string]store.Skip
 	parser parse.Parser
+	cutter chunk.Cutter
 	terms  termCounter
 	dirs   dirOpener // closed when a batch's preparing ends
 	tx     *store.Tx // the read transaction of a batch's preparing, or nil
@@ -123,7 +124,7 @@ func (p *preparer) finish(o *outcome) {
 	}
 	pn := o.parsed
 	o.parsed = nil
-	o.chunks = newChunks(pn, chunk.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg, o.boiler)
+	o.chunks = newChunks(pn, p.cutter.Heuristic(pn, p.w.cfg.Chunk), &p.terms, p.w.cfg, o.boiler)
 	if len(o.boiler) > 0 {
 		o.note.Summary = leadSummary(pn, o.boiler)
 	}

@@ -1,7 +1,9 @@
 package chunk
 
 import (
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 )
@@ -69,14 +71,33 @@ const Version = 2
 // Text estimates over MaxTokens. A note with no blocks beyond front matter
 // has no chunks.
 func Heuristic(n *parse.Note, o Options) []Chunk {
+	var c Cutter
+	return c.Heuristic(n, o)
+}
+
+// Cutter cuts notes as Heuristic does, keeping the memory it works in (the
+// units, the dynamic program's arrays) from one note to the next, so a
+// worker cutting many notes allocates only the chunks. The zero value is
+// ready to use; a Cutter is not safe for concurrent use.
+type Cutter struct {
+	units []unit
+	plan  plan
+}
+
+// Heuristic cuts n as the package's Heuristic does. The chunks share no
+// memory with c.
+func (c *Cutter) Heuristic(n *parse.Note, o Options) []Chunk {
 	o = o.withDefaults()
-	us := make([]unit, 0, len(n.Blocks)) // a unit a block, unless one is over MaxTokens
+	us := slices.Grow(c.units[:0], len(n.Blocks)) // a unit a block, unless one is over MaxTokens
 	for i := range n.Blocks {
 		if n.Blocks[i].Kind != parse.FrontMatter {
 			us = appendUnits(us, &n.Blocks[i], 0, 1<<31-1, o)
 		}
 	}
-	return assemble(n, us, cut(us, o))
+	c.units = us
+	chunks := assemble(n, us, c.plan.cut(us, o))
+	clear(us) // the units point into n
+	return chunks
 }
 
 // SplitOversize re-cuts c with the heuristic when its Text is over
@@ -96,7 +117,8 @@ func SplitOversize(n *parse.Note, c Chunk, o Options) []Chunk {
 	if len(us) == 0 {
 		return []Chunk{c}
 	}
-	return assemble(n, us, cut(us, o))
+	var p plan
+	return assemble(n, us, p.cut(us, o))
 }
 
 // Span builds the chunk of blocks first..last (Index, inclusive), whole, as
@@ -132,7 +154,7 @@ func build(n *parse.Note, us []unit) Chunk {
 		FirstBlock: first.block.Index, LastBlock: last.block.Index,
 		StartLine: first.start, EndLine: last.end,
 	}
-	c.Text = joinUnits(us)
+	c.Text = joinUnits(n.Source(), us)
 	c.Heading = headingOf(us)
 	c.Title = n.Title
 	if len(c.Heading) > 0 {
@@ -143,11 +165,11 @@ func build(n *parse.Note, us []unit) Chunk {
 
 // joinUnits is the text of units: blank lines between them come back as
 // empty lines, and pieces of one over-long line join with nothing between
-// them. A lone unit's text is its own, not a copy; more are joined in one
-// allocation.
-func joinUnits(us []unit) string {
-	if len(us) == 1 {
-		return us[0].text
+// them. When that is a span of src, the note's source, it is that span,
+// not a copy (sourceSpan); else the units are joined in one allocation.
+func joinUnits(src string, us []unit) string {
+	if s, ok := sourceSpan(src, us); ok {
+		return s
 	}
 	n := 0
 	for i, u := range us {
@@ -167,6 +189,44 @@ func joinUnits(us []unit) string {
 		sb.WriteString(u.text)
 	}
 	return sb.String()
+}
+
+// sourceSpan returns the units' text as joinUnits joins them when src
+// holds exactly that: each unit's text a substring of src, and between two
+// units only the newlines joinUnits would put there. A unit starts at the
+// start of a line or goes on with its unit's line, and ends a line or a
+// piece of one, so src between two holds u.start - prev.end newlines and
+// the lines between: that many bytes only when those lines are empty.
+// Most chunks are such a span (blocks apart by empty lines, no comment cut
+// out, no "\r"), and their text then costs no copy.
+func sourceSpan(src string, us []unit) (string, bool) {
+	start, ok := offsetIn(src, us[0].text)
+	if !ok {
+		return "", false
+	}
+	end := start + len(us[0].text)
+	for i, u := range us[1:] {
+		off, ok := offsetIn(src, u.text)
+		if !ok || off-end != u.start-us[i].end {
+			return "", false
+		}
+		end = off + len(u.text)
+	}
+	return src[start:end], true
+}
+
+// offsetIn is the offset of s in src when s is a non-empty substring of it
+// (shares its memory), and false when it is not.
+func offsetIn(src, s string) (int, bool) {
+	if s == "" || len(s) > len(src) {
+		return 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(src)))
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	if p < base || p-base > uintptr(len(src)-len(s)) {
+		return 0, false
+	}
+	return int(p - base), true
 }
 
 // headingOf is the common heading path of the units' content blocks, or of

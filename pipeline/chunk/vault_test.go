@@ -3,6 +3,8 @@ package chunk
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/memd-dev/memd/pipeline/parse"
@@ -89,6 +91,76 @@ func BenchmarkEstimateTokensVault(b *testing.B) {
 	for b.Loop() {
 		for _, s := range texts {
 			EstimateTokens(s)
+		}
+	}
+}
+
+// reuseNotes are the vault's notes after a few that take joinUnits' other
+// paths: lines ending "\r\n", a comment cut out, a blank line of spaces,
+// a line over the maximum, split into pieces.
+func reuseNotes(tb testing.TB) []vaultNote {
+	long := strings.Repeat("word ", 2000)
+	return append([]vaultNote{
+		{"crlf.md", []byte("# A\r\n\r\none\r\ntwo\r\n\r\nthree\r\n")},
+		{"comment.md", []byte("# A\n\none %% gone %% two\n\nthree\n")},
+		{"spaces.md", []byte("# A\n\none\n   \ntwo\n\t\nthree\n")},
+		{"long.md", []byte("# A\n\n" + long + "\n\nafter\n")},
+	}, readVault(tb)...)
+}
+
+// TestJoinUnitsFromSource: a chunk's text taken as a span of the note's
+// source is the text the units join to, at the default sizes and at small
+// ones that split blocks.
+func TestJoinUnitsFromSource(t *testing.T) {
+	spans, joins := 0, 0
+	for _, o := range []Options{{}, {TargetTokens: 60, MaxTokens: 120}} {
+		o = o.withDefaults()
+		for _, v := range reuseNotes(t) {
+			n, err := parse.Parse(v.path, v.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var us []unit
+			for i := range n.Blocks {
+				if n.Blocks[i].Kind != parse.FrontMatter {
+					us = appendUnits(us, &n.Blocks[i], 0, 1<<31-1, o)
+				}
+			}
+			var p plan
+			start := 0
+			for _, b := range append(p.cut(us, o), len(us)) {
+				if b == start {
+					continue
+				}
+				got, want := joinUnits(n.Source(), us[start:b]), joinUnits("", us[start:b])
+				if got != want {
+					t.Fatalf("%s: units %d-%d: text %q, joined %q", v.path, start, b, got, want)
+				}
+				if _, ok := sourceSpan(n.Source(), us[start:b]); ok {
+					spans++
+				} else {
+					joins++
+				}
+				start = b
+			}
+		}
+	}
+	t.Logf("%d chunks a span of the source, %d joined", spans, joins)
+}
+
+// TestCutterReuse: one Cutter over many notes in turn cuts each as
+// Heuristic does.
+func TestCutterReuse(t *testing.T) {
+	var c Cutter
+	for _, o := range []Options{{}, {TargetTokens: 60, MaxTokens: 120}} {
+		for _, v := range reuseNotes(t) {
+			n, err := parse.Parse(v.path, v.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.Heuristic(n, o), Heuristic(n, o); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: a reused Cutter gives\n%+v\nwant\n%+v", v.path, got, want)
+			}
 		}
 	}
 }

@@ -117,7 +117,14 @@ type Note struct {
 	// with more than white space and comments belongs to exactly one
 	// block. A Markdown block's Text leaves out the comments in it.
 	Blocks []Block
+
+	src string // the content parsed, less a byte-order mark
 }
+
+// Source is the content the note was parsed from, less a leading
+// byte-order mark. A block's Text is a substring of it unless a comment was
+// cut from the block or its lines ended in "\r\n".
+func (n *Note) Source() string { return n.src }
 
 // Version names the parsing rules. It is bumped whenever a change would
 // give some note other blocks, spans, tags or links, and the store
@@ -166,7 +173,7 @@ func (p *Parser) Parse(path string, content []byte) (*Note, error) {
 	if !ok {
 		format = Text
 	}
-	n := &Note{Format: format}
+	n := &Note{Format: format, src: src}
 	var raws []rawBlock
 	var cut []int // lines with comments cut out of them
 	switch format {
