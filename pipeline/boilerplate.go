@@ -83,10 +83,19 @@ func (b boilerplate) matches(tx *store.Tx, folder string, blocks []string) (bool
 // that brings them, instead of re-indexing the notes before.
 func batchBoilerplate(tx *store.Tx, outs []outcome) error {
 	counts := map[string]map[string]int{} // folder → block id → notes holding it after the batch
+	// A folder's first map is sized for every block the batch writes
+	// (most batches are one folder's) rather than grown to it.
+	size := 0
+	for i := range outs {
+		if o := &outs[i]; o.kind == outPut || o.kind == outMove {
+			size += len(o.note.Blocks)
+		}
+	}
 	add := func(folder string, ids []string, delta int) {
 		f := counts[folder]
 		if f == nil {
-			f = map[string]int{}
+			f = make(map[string]int, size)
+			size = 0
 			counts[folder] = f
 		}
 		for _, id := range ids {

@@ -274,9 +274,18 @@ func newNote(j store.Job, f noteFile, pn *parse.Note) *store.Note {
 		Title: pn.Title, Aliases: pn.Aliases, Tags: pn.Tags, Links: pn.Links, Summary: leadSummary(pn, nil),
 		Chunker: ChunkerHeuristic, IndexedAt: time.Now().UTC(),
 	}
-	for _, b := range pn.Blocks {
-		if mayBeBoilerplate(b.Kind) {
-			n.Blocks = append(n.Blocks, b.ID)
+	k := 0
+	for i := range pn.Blocks {
+		if mayBeBoilerplate(pn.Blocks[i].Kind) {
+			k++
+		}
+	}
+	if k > 0 {
+		n.Blocks = make([]string, 0, k)
+		for i := range pn.Blocks {
+			if b := &pn.Blocks[i]; mayBeBoilerplate(b.Kind) {
+				n.Blocks = append(n.Blocks, b.ID)
+			}
 		}
 	}
 	return n
