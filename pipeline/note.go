@@ -371,7 +371,11 @@ var errTooBig = errors.New("file grew over the size limit")
 
 // read reads the file, failing with errTooBig past max bytes. The buffer
 // is sized from the stat, one byte over, so a note is one allocation and
-// its reads end at the first that finds nothing more.
+// one read: a read that leaves the byte over unfilled, having brought
+// exactly the size fstat gave, has the whole file as it was stated, and a
+// read to find the end again would cost a system call a note. (A file
+// appended to after that read is missed by any reader; its change queues
+// it again.)
 func (f noteFD) read(max int64) ([]byte, error) {
 	buf := make([]byte, 0, min(f.stat.size, max)+1)
 	for {
@@ -394,6 +398,9 @@ func (f noteFD) read(max int64) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		if int64(len(buf)) == f.stat.size && len(buf) < cap(buf) {
+			return buf, nil
+		}
 	}
 }
 

@@ -103,3 +103,47 @@ func TestOpenInFolder(t *testing.T) {
 		t.Errorf("a folder root that is a link: %v", err)
 	}
 }
+
+// TestReadNoteSizes: a note reads whole whether its file is the size its
+// stat gave, grew after it, or shrank after it, and a file past the limit
+// fails with errTooBig, stat or no stat.
+func TestReadNoteSizes(t *testing.T) {
+	dir := tempDir(t)
+	content := strings.Repeat("0123456789", 100)
+	path := filepath.Join(dir, "n.md")
+	writeFile(t, path, content)
+	cases := []struct {
+		name     string
+		statSize int64
+		max      int64
+		wantErr  error
+	}{
+		{"as stated", 1000, 4096, nil},
+		{"grew since the stat", 500, 4096, nil},
+		{"grew by a byte", 999, 4096, nil},
+		{"shrank since the stat", 1500, 4096, nil},
+		{"empty stat", 0, 4096, nil},
+		{"at the limit", 1000, 1000, nil},
+		{"over the limit", 1000, 999, errTooBig},
+		{"over the limit, grown since the stat", 500, 999, errTooBig},
+	}
+	for _, c := range cases {
+		fd, err := unix.Open(path, unix.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := noteFD{fd: fd, path: path, stat: fileStat{size: c.statSize}}
+		got, err := f.read(c.max)
+		f.close()
+		switch {
+		case c.wantErr != nil:
+			if !errors.Is(err, c.wantErr) {
+				t.Errorf("%s: err %v, want %v", c.name, err, c.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case string(got) != content:
+			t.Errorf("%s: read %d bytes, want %d", c.name, len(got), len(content))
+		}
+	}
+}
