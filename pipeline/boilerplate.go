@@ -287,34 +287,36 @@ func requeue(tx *store.Tx, path string) error {
 	return tx.EnqueueJob(path, n.Folder)
 }
 
-// chunkBody is the text of c that is ranked: c.Text without the lines of
-// its boilerplate blocks, which cut reports; own reports whether a block
-// with a word is left that is neither boilerplate nor a heading.
-func chunkBody(pn *parse.Note, c *chunk.Chunk, boiler boilerplate) (body string, cut, own bool) {
-	var spans [][2]int
+// chunkBoilerplate returns the line spans of c's boilerplate blocks, which
+// its ranked text leaves out (nil: none), and whether a block with a word
+// is left that is neither boilerplate nor a heading.
+func chunkBoilerplate(pn *parse.Note, c *chunk.Chunk, boiler boilerplate) (cut [][2]int, own bool) {
 	for i := c.FirstBlock; i <= c.LastBlock && i < len(pn.Blocks); i++ {
 		switch b := &pn.Blocks[i]; {
 		case boiler[b.ID]:
-			spans = append(spans, [2]int{b.StartLine, b.EndLine})
+			cut = append(cut, [2]int{b.StartLine, b.EndLine})
 		case b.Kind != parse.Heading && !own:
 			own = hasWord(b.Text)
 		}
 	}
-	if len(spans) == 0 {
-		return c.Text, false, true
-	}
-	var sb strings.Builder
-	line := c.StartLine
-	for l := range strings.SplitSeq(c.Text, "\n") {
-		if !inSpans(line, spans) {
-			if sb.Len() > 0 {
-				sb.WriteByte('\n')
+	return cut, own || cut == nil
+}
+
+// appendBody appends to dst the ranked text of a chunk whose text starts
+// at line start: its lines outside the spans cut, joined by "\n".
+func appendBody(dst []byte, text string, start int, cut [][2]int) []byte {
+	n := len(dst)
+	line := start
+	for l := range strings.SplitSeq(text, "\n") {
+		if !inSpans(line, cut) {
+			if len(dst) > n {
+				dst = append(dst, '\n')
 			}
-			sb.WriteString(l)
+			dst = append(dst, l...)
 		}
 		line++
 	}
-	return sb.String(), true, own
+	return dst
 }
 
 func inSpans(line int, spans [][2]int) bool {
@@ -326,14 +328,14 @@ func inSpans(line int, spans [][2]int) bool {
 	return false
 }
 
-// rankedBody is the text a chunk's terms are counted from, and whether it
-// is ranked at all.
+// rankedBody is how a chunk's terms are counted: whether it is ranked at
+// all, and the line spans its ranked text leaves out of its text.
 type rankedBody struct {
-	text   string
+	cut    [][2]int
 	ranked bool
 }
 
-// rankedBodies returns each chunk's ranked body, or nil when boiler is
+// rankedBodies returns how each chunk's body is ranked, or nil when boiler is
 // empty and every chunk is ranked on its whole text. A chunk that
 // boilerplate leaves without a word outside its headings is stored and
 // shown but never ranked, not even by its headings and titles, unless no
@@ -346,9 +348,9 @@ func rankedBodies(pn *parse.Note, cs []chunk.Chunk, boiler boilerplate) []ranked
 	out := make([]rankedBody, len(cs))
 	anyRanked := false
 	for i := range cs {
-		body, cut, own := chunkBody(pn, &cs[i], boiler)
-		out[i] = rankedBody{body, !cut || own}
-		anyRanked = anyRanked || out[i].ranked
+		cut, own := chunkBoilerplate(pn, &cs[i], boiler)
+		out[i] = rankedBody{cut, own}
+		anyRanked = anyRanked || own
 	}
 	if !anyRanked && len(out) > 0 {
 		out[0].ranked = true

@@ -359,7 +359,9 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config,
 			if !bodies[i].ranked {
 				continue
 			}
-			body = bodies[i].text
+			if cut := bodies[i].cut; cut != nil {
+				body = terms.cutBody(c.Text, c.StartLine, cut)
+			}
 		}
 		out[i].Terms = terms.count(body, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
 		out[i].Vocab = terms.vocab

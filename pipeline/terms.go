@@ -3,6 +3,7 @@ package pipeline
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/memd-dev/memd/pipeline/parse"
 	"github.com/memd-dev/memd/rank/lexical"
@@ -76,6 +77,16 @@ type termCounter struct {
 	// the store; a new one each time the Counter's numbering restarts.
 	vocab     *store.Vocabulary
 	numbering int
+	// body holds the text cutBody returns, for count only.
+	body []byte
+}
+
+// cutBody is text, a chunk's from line start on, without the lines in
+// the spans cut (appendBody), held in tc's memory until the next call:
+// count reads it, and the Counter keeps no text it counts.
+func (tc *termCounter) cutBody(text string, start int, cut [][2]int) string {
+	tc.body = appendBody(tc.body[:0], text, start, cut)
+	return unsafe.String(unsafe.SliceData(tc.body), len(tc.body))
 }
 
 // count returns the terms of a chunk: each body term once per occurrence,

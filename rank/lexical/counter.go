@@ -20,7 +20,8 @@ type Counter struct {
 // a time, 4% of indexing SciFact.
 const counterWords = 1 << 14
 
-// Add counts every term of text weight times.
+// Add counts every term of text weight times. The Counter keeps no part of
+// text: its memory may be reused once Add returns.
 func (c *Counter) Add(text string, weight uint32) {
 	if weight == 0 {
 		return
