@@ -16,8 +16,8 @@ import (
 func EstimateTokens(s string) int {
 	// The ASCII loop keeps its state in locals and runs over a word's
 	// letters in a loop of its own: this runs over every block.
-	tokens, word := 0, 0
-	for i := 0; i < len(s); {
+	i, tokens, word := asciiPrefix(s)
+	for i < len(s) {
 		switch asciiClass[s[i]] {
 		case classWord:
 			j := i + 1
@@ -47,6 +47,60 @@ func EstimateTokens(s string) int {
 	}
 	return estimator{tokens, word}.total()
 }
+
+// asciiPrefix estimates the ASCII text s starts with, up to its first
+// byte past ASCII (i), as the estimator would leave it: tokens, and the
+// letters of a word not yet ended. It counts without a branch on the
+// text: a word start counts one and every tenth letter of a word one more
+// (so a word of n letters 1 + n/10), any other non-space byte one. Where
+// words, spaces and punctuation alternate, the branches of a loop that
+// switched on each byte's class were mispredicted at every word's end.
+func asciiPrefix(s string) (i, tokens, word int) {
+	prev, tenth := 0, 0 // prev: the byte before was a word's
+	for ; i < len(s); i++ {
+		k := asciiKind[s[i]]
+		if k == kindMultiByte {
+			break
+		}
+		w := int(k & kindWord)
+		tokens += int(k>>1) + w&^prev
+		mask := -w
+		word = (word + 1) & mask
+		tenth = (tenth + 1) & mask
+		if tenth == 10 {
+			tokens++
+			tenth = 0
+		}
+		prev = w
+	}
+	if word > 0 {
+		tokens -= 1 + word/10 // the estimator counts a word when it ends
+	}
+	return i, tokens, word
+}
+
+// asciiKind is asciiClass as asciiPrefix reads it: kindWord for letters
+// and digits, kindOther for a byte that counts a token alone, 0 for white
+// space.
+var asciiKind = func() (t [256]byte) {
+	for c, cl := range asciiClass {
+		switch cl {
+		case classWord:
+			t[c] = kindWord
+		case classOther:
+			t[c] = kindOther
+		case classMultiByte:
+			t[c] = kindMultiByte
+		}
+	}
+	return t
+}()
+
+const (
+	kindWord      = 1
+	kindOther     = 2
+	kindMultiByte = 4
+)
 
 const (
 	classSpace = iota
