@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -204,16 +205,12 @@ func checkText(b []byte) error {
 		return ErrNotUTF8 // UTF-16 would otherwise pass as binary for its NULs
 	}
 	head := b[:min(len(b), sniffLen)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return ErrBinary
+	}
 	control := 0
 	for _, c := range head {
-		switch {
-		case c == 0:
-			return ErrBinary
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != '\b' && c != 0x1B:
-			control++
-		case c == 0x7F:
-			control++
-		}
+		control += int(controlByte[c])
 	}
 	if control > len(head)/32 {
 		return ErrBinary
@@ -223,6 +220,21 @@ func checkText(b []byte) error {
 	}
 	return nil
 }
+
+// controlByte is 1 for the control bytes that make a file look binary:
+// those below 0x20 but for white space, backspace and escape, and DEL.
+// A table, not a chain of compares per byte of every note.
+var controlByte = func() (t [256]byte) {
+	for c := range 0x20 {
+		switch c {
+		case '\t', '\n', '\r', '\f', '\v', '\b', 0x1B:
+		default:
+			t[c] = 1
+		}
+	}
+	t[0x7F] = 1
+	return t
+}()
 
 func firstH1(blocks []Block) string {
 	for _, b := range blocks {

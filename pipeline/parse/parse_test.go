@@ -457,6 +457,25 @@ func TestNotText(t *testing.T) {
 	}
 }
 
+// TestControlBytes: each byte below 0x20 but white space, backspace and
+// escape, and DEL, counts toward binary; one in 32 bytes of the head is
+// allowed, one more is not; NUL anywhere in the head is binary.
+func TestControlBytes(t *testing.T) {
+	for c := range 0x80 {
+		counted := c < 0x20 && !strings.ContainsRune("\t\n\r\f\v\b\x1b", rune(c)) || c == 0x7F
+		for _, n := range []int{2, 3} {
+			head := []byte(strings.Repeat("a", 64))
+			for i := range n {
+				head[10+20*i] = byte(c)
+			}
+			binary := c == 0 || counted && n > 64/32
+			if err := checkText(head); (err == ErrBinary) != binary {
+				t.Errorf("byte %#x %d times in 64: err %v, binary %v", c, n, err, binary)
+			}
+		}
+	}
+}
+
 func TestBlockIDsStable(t *testing.T) {
 	before := mustParse(t, "n.md", "# A\n\npara one\n\n- x\n\npara one\n\n```\ncode\n```\n")
 	after := mustParse(t, "n.md", "# A changed\n\nnew block\n\npara one  \n\n- x\n\npara one\n\n```\ncode\n```\n")
