@@ -11,7 +11,10 @@
 // goldmark over a real vault and generated notes; the few places it parts
 // from goldmark on purpose are listed in that test with why. Comments
 // (Obsidian's %% %% and HTML's <!-- -->) are cut out before the block
-// parser reads a note, keeping line numbers. It imports no memd package.
+// parser reads a note, keeping line numbers. A Parser parses many notes in
+// turn (a worker's), keeping its working memory from one to the next; the
+// blocks' texts are substrings of the note's content wherever they can be.
+// It imports no memd package.
 //
 // Version names the parsing rules; a store made under another Version is
 // re-indexed when memd starts.
