@@ -22,6 +22,7 @@ import (
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/internal/buildinfo"
 	"github.com/memd-dev/memd/internal/config"
+	_ "github.com/memd-dev/memd/internal/mainstack" // the stack, grown before the inits
 )
 
 func main() {
