@@ -21,8 +21,8 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/internal/buildinfo"
+	_ "github.com/memd-dev/memd/internal/clistart" // the runtime set up for a short command
 	"github.com/memd-dev/memd/internal/config"
-	_ "github.com/memd-dev/memd/internal/mainstack" // the stack, grown before the inits
 )
 
 func main() {
