@@ -84,7 +84,7 @@ func (c *Client) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallR
 		return res, err
 	}
 	defer resp.body.Close()
-	raw, err := io.ReadAll(resp.body)
+	raw, err := readBody(resp)
 	if err == nil && !decodeRecallResult(raw, &res) {
 		err = json.NewDecoder(bytes.NewReader(raw)).Decode(&res)
 	}
