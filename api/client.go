@@ -73,9 +73,25 @@ func (c *Client) Close() {
 
 // Recall asks for the chunks that best answer r.Query.
 func (c *Client) Recall(ctx context.Context, r memd.RecallRequest) (memd.RecallResult, error) {
+	const method, path = "POST", memd.RouteRecall
 	var res memd.RecallResult
-	err := c.do(ctx, "POST", memd.RouteRecall, r, &res)
-	return res, err
+	payload, err := appendRecallRequest(nil, r)
+	if err != nil {
+		return res, fmt.Errorf("%s %s: encode request: %w", method, path, err)
+	}
+	resp, err := c.sendPayload(ctx, method, path, payload)
+	if err != nil {
+		return res, err
+	}
+	defer resp.body.Close()
+	raw, err := readBody(resp)
+	if err == nil && !decodeRecallResult(raw, &res) {
+		err = json.NewDecoder(bytes.NewReader(raw)).Decode(&res)
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s %s: read answer: %w", method, path, err)
+	}
+	return res, nil
 }
 
 // Status reports what the daemon holds and is doing.
@@ -186,6 +202,11 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*resp
 		}
 		payload = b
 	}
+	return c.sendPayload(ctx, method, path, payload)
+}
+
+// sendPayload is send with the body already encoded (nil for none).
+func (c *Client) sendPayload(ctx context.Context, method, path string, payload []byte) (*response, error) {
 	resp, err := c.roundTrip(ctx, method, path, payload)
 	if err != nil {
 		if notRunning(err) {

@@ -17,5 +17,8 @@
 // socket (Connection: close: in a long-lived client's loop of recalls a
 // new connection costs 25-30 µs a request, not worth a pool of idle ones
 // and retries on stale ones), answers framed by Content-Length, chunked
-// or the close, and no TLS, proxies, redirects or compression.
+// or the close, and no TLS, proxies, redirects or compression. Recall's
+// request and answer are encoded and decoded by hand (recall_request.go,
+// recall_answer.go): encoding/json's first use in a fresh process builds
+// its reflection caches, and an answer of any other shape is left to it.
 package api

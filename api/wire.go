@@ -18,6 +18,7 @@ type response struct {
 	status int
 	reason string // the status line's reason phrase, "Not Found"
 	header textproto.MIMEHeader
+	length int64         // the body's Content-Length, -1 when it has none
 	body   io.ReadCloser // closing it closes the connection
 }
 
@@ -142,11 +143,11 @@ func readResponse(br *bufio.Reader, method string) (*response, io.Reader, error)
 		if status/100 == 1 && status != 101 {
 			continue
 		}
-		body, err := bodyReader(br, method, status, h)
+		body, length, err := bodyReader(br, method, status, h)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &response{status: status, reason: reason, header: h}, body, nil
+		return &response{status: status, reason: reason, header: h, length: length}, body, nil
 	}
 }
 
@@ -165,25 +166,26 @@ func parseStatusLine(line string) (status int, reason string, err error) {
 }
 
 // bodyReader frames the body that follows the headers h: none, chunked,
-// Content-Length bytes, or everything until the daemon closes.
-func bodyReader(br *bufio.Reader, method string, status int, h textproto.MIMEHeader) (io.Reader, error) {
+// Content-Length bytes, or everything until the daemon closes. length is
+// the body's length when it is known, -1 otherwise.
+func bodyReader(br *bufio.Reader, method string, status int, h textproto.MIMEHeader) (body io.Reader, length int64, err error) {
 	if method == "HEAD" || status/100 == 1 || status == 204 || status == 304 {
-		return strings.NewReader(""), nil
+		return strings.NewReader(""), 0, nil
 	}
 	if te := h.Values("Transfer-Encoding"); len(te) > 0 {
 		if len(te) != 1 || !strings.EqualFold(strings.TrimSpace(te[0]), "chunked") {
-			return nil, fmt.Errorf("malformed answer: Transfer-Encoding %q; memd sends only chunked", te)
+			return nil, 0, fmt.Errorf("malformed answer: Transfer-Encoding %q; memd sends only chunked", te)
 		}
-		return newChunkedReader(br), nil
+		return newChunkedReader(br), -1, nil
 	}
 	if cl := h.Values("Content-Length"); len(cl) > 0 {
 		n, err := contentLength(cl)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return &fixedReader{r: br, left: n}, nil
+		return &fixedReader{r: br, left: n}, n, nil
 	}
-	return br, nil
+	return br, -1, nil
 }
 
 // contentLength reads Content-Length, which may repeat but not differ.
@@ -237,6 +239,20 @@ func (b *connBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// readBody reads resp's body whole: into one buffer of its length when the
+// answer says it (up to maxSizedBody), not one grown as it arrives.
+func readBody(resp *response) ([]byte, error) {
+	if n := resp.length; n >= 0 && n <= maxSizedBody {
+		b := make([]byte, n)
+		_, err := io.ReadFull(resp.body, b)
+		return b, err
+	}
+	return io.ReadAll(resp.body)
+}
+
+// maxSizedBody bounds what readBody allocates on a Content-Length's word.
+const maxSizedBody = 16 << 20
 
 func (b *connBody) Close() error {
 	b.stop()

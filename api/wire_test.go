@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -139,6 +140,33 @@ func TestAnswers(t *testing.T) {
 				}
 			case err != nil || st.Notes != tc.notes:
 				t.Fatalf("status %+v, %v; want %d notes", st, err, tc.notes)
+			}
+		})
+	}
+}
+
+// Recall reads its answer whole before decoding it (by its length when the
+// answer gives one): every framing reads the same, a short one fails.
+func TestRecallAnswers(t *testing.T) {
+	const body = `{"hits":[{"path":"/n/a.md","score":0.5}],"took_ms":1}`
+	for _, tc := range []struct{ name, answer, err string }{
+		{name: "content length", answer: fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)},
+		{name: "chunked", answer: fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)},
+		{name: "until close", answer: "HTTP/1.1 200 OK\r\n\r\n" + body},
+		{name: "body shorter than its length", answer: fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body)+1, body),
+			err: "read answer: unexpected EOF"},
+		{name: "chunked body cut", answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n80\r\n" + body, err: "read answer: unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sock, _ := answerWith(t, tc.answer)
+			res, err := NewClient(sock).Recall(context.Background(), memd.RecallRequest{Query: "x"})
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one that says %q", err, tc.err)
+				}
+			case err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "/n/a.md" || res.TookMS != 1:
+				t.Fatalf("recall %+v, %v", res, err)
 			}
 		})
 	}

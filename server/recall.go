@@ -23,9 +23,7 @@ func recall(s *Server) handlerFunc {
 		if err != nil {
 			return err
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		writeBody(w, http.StatusOK, body)
 		return nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/memd-dev/memd"
@@ -117,7 +118,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		writeError(w, asError(fmt.Errorf("encode answer: %w", err)))
 		return
 	}
+	writeBody(w, status, append(body, '\n'))
+}
+
+// writeBody sends a JSON answer with its length: net/http frames a body
+// over 2 KiB without one as chunked, which the client must then undo
+// (a recall's answer on SciFact is some 6 KB).
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }

@@ -9,4 +9,6 @@
 // heavy libraries a rare or long-running command needs (every start would
 // pay their package init, and recall's run is mostly start-up): `mcp` and
 // `model pull` exec `memd mcp` and `memd model pull` in memctl's place.
+// internal/clistart, imported for its init, sets the runtime up for a
+// short command (the main stack grown once, one P).
 package main

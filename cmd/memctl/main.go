@@ -21,6 +21,7 @@ import (
 
 	"github.com/memd-dev/memd"
 	"github.com/memd-dev/memd/internal/buildinfo"
+	_ "github.com/memd-dev/memd/internal/clistart" // the runtime set up for a short command
 	"github.com/memd-dev/memd/internal/config"
 )
 
