@@ -44,6 +44,9 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 		if err != nil {
 			return nil, err
 		}
+		if e := t.edits(); e.freshFrom == 0 {
+			e.freshFrom = id
+		}
 		c.ID, c.Path, c.Folder, c.Ordinal = id, n.Path, n.Folder, i
 		if err := t.putChunk(&c.Chunk); err != nil {
 			return nil, err
