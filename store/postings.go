@@ -302,6 +302,7 @@ func (t *Tx) putChunkTerms(added []addedChunk, byID []uint64, starts, ends []int
 		}
 	}
 	b := t.bucket(bucketChunkTerms)
+	a := t.arena()
 	from := 0
 	for _, c := range added {
 		rec := recs[from : from+len(c.terms)]
@@ -309,7 +310,7 @@ func (t *Tx) putChunkTerms(added []addedChunk, byID []uint64, starts, ends []int
 		if c.terms == nil {
 			continue
 		}
-		if err := b.Put(u64key(c.id), encodeTermIDs(rec)); err != nil {
+		if err := b.Put(u64key(c.id), a.claim(encodeTermIDs(a.room(3*len(rec)), rec))); err != nil {
 			return err
 		}
 	}

@@ -32,11 +32,15 @@ type termCache struct {
 // commits reuses them instead of allocating them anew, about 30 bytes a
 // term occurrence a commit (at 100k notes a gigabyte of a bulk add's
 // garbage, each collection of it marking the whole live heap). Nothing
-// holds on to them once a commit has written its blocks.
+// holds on to the arrays once a commit has written its blocks, nor to
+// the records once it has ended.
 type commitScratch struct {
 	occ      []int32
 	postings []Posting
 	recs     []uint64
+	// records holds the records a write transaction puts (arena.go),
+	// for the next one once it has committed.
+	records valueArena
 }
 
 // sized returns s with length n, its own array when that is large enough.
