@@ -146,15 +146,22 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	}
 	n, distinct := 0, 0
 	var vocabs []*Vocabulary // few: one a preparer's numbering
+	var tops []int           // the highest number each of vocabs gives a term here
 	for _, c := range e.added {
 		n += len(c.terms)
 		if v := c.vocab; v != nil {
-			v.reserve(c.terms)
-			if !slices.Contains(vocabs, v) {
-				vocabs = append(vocabs, v)
-				distinct += len(v.marks)
+			i := slices.Index(vocabs, v)
+			if i < 0 {
+				i, vocabs, tops = len(vocabs), append(vocabs, v), append(tops, -1)
+			}
+			for _, tf := range c.terms {
+				tops[i] = max(tops[i], int(tf.Num))
 			}
 		}
+	}
+	for i, v := range vocabs {
+		v.reserve(tops[i])
+		distinct += len(v.marks)
 	}
 	l := newTermLocals(cache, min(distinct, n))
 	sc := &cache.scratch

@@ -106,13 +106,10 @@ type vocabMark struct {
 	cacheGen uint64
 }
 
-// reserve makes room for the numbers of terms at once, rather than
-// growing the marks a number at a time as a commit meets them.
-func (v *Vocabulary) reserve(terms []TermFreq) {
-	top := -1
-	for _, tf := range terms {
-		top = max(top, int(tf.Num))
-	}
+// reserve makes room for the numbers up to top at once, the highest a
+// commit's chunks hold, rather than growing the marks chunk by chunk (a
+// first index of the Dendron vault grew them to five times their size).
+func (v *Vocabulary) reserve(top int) {
 	if top >= len(v.marks) {
 		v.marks = append(v.marks, make([]vocabMark, top+1-len(v.marks))...)
 	}
