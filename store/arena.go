@@ -14,9 +14,14 @@ type valueArena struct {
 	next  int      // the slab records are cut from
 }
 
-// arenaSlab is the size of a slab; a record larger than a quarter of it
-// gets bytes of its own.
-const arenaSlab = 1 << 20
+// arenaSlab is the size of the largest slab; a record larger than a
+// quarter of it gets bytes of its own. The first slab is arenaFirstSlab
+// and each next one twice the last, so that a commit of one note (an
+// edit) does not fault in a whole large slab.
+const (
+	arenaSlab      = 1 << 20
+	arenaFirstSlab = 16 << 10
+)
 
 // room returns an empty slice with room for at least n bytes that no
 // record shares, for the caller to append a record to and then claim.
@@ -29,7 +34,11 @@ func (a *valueArena) room(n int) []byte {
 			return s[len(s):len(s):cap(s)]
 		}
 	}
-	a.slabs = append(a.slabs, make([]byte, 0, arenaSlab))
+	size := arenaFirstSlab
+	if len(a.slabs) > 0 {
+		size = min(2*cap(a.slabs[len(a.slabs)-1]), arenaSlab)
+	}
+	a.slabs = append(a.slabs, make([]byte, 0, max(size, n)))
 	return a.slabs[a.next][:0]
 }
 
