@@ -35,3 +35,5 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.34.0 // indirect
 )
+
+replace go.etcd.io/bbolt => ./third_party/bbolt

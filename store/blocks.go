@@ -175,7 +175,8 @@ func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) er
 	}
 	key := shardKey(ids[0])
 	old := b.Get(key)
-	run := make([]byte, 0, len(old)+len(ids)*blockEntryBytes)
+	a := t.arena()
+	run := a.room(len(old) + len(ids)*blockEntryBytes)
 	if t.blockChanges == nil {
 		t.blockChanges = map[string]map[uint64]countChange{}
 	}
@@ -206,7 +207,7 @@ func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) er
 		c.after = after
 		changes[id] = c
 	}
-	run = append(run, old...)
+	run = a.claim(append(run, old...))
 	if len(run) == 0 {
 		return b.Delete(key)
 	}

@@ -46,7 +46,8 @@ func termsLength(terms []TermFreq) uint32 {
 }
 
 func (t *Tx) putChunk(c *Chunk) error {
-	return t.bucket(bucketChunks).Put(u64key(c.ID), encodeChunk(c))
+	a := t.arena()
+	return t.bucket(bucketChunks).Put(u64key(c.ID), a.claim(encodeChunk(a.room(chunkRecordSize(c)), c)))
 }
 
 // Chunk returns the chunk with id, or ErrNotFound.
@@ -109,11 +110,11 @@ func (t *Tx) addChunkTerms(id uint64, terms []TermFreq, vocab *Vocabulary) error
 // one word.
 func packTermFreq(id, freq uint32) uint64 { return uint64(id)<<32 | uint64(freq) }
 
-// encodeTermIDs is a chunk term record of terms (packTermFreq), which
-// are in id order: terms by id ascending, a term listed twice counted
-// once with the sum of its frequencies.
-func encodeTermIDs(terms []uint64) []byte {
-	buf := make([]byte, 0, 3*len(terms))
+// encodeTermIDs appends to buf the chunk term record of terms
+// (packTermFreq), which are in id order: terms by id ascending, a term
+// listed twice counted once with the sum of its frequencies. Most take
+// under 3 bytes a term.
+func encodeTermIDs(buf []byte, terms []uint64) []byte {
 	prev := uint32(0)
 	for i := 0; i < len(terms); {
 		id, freq := uint32(terms[i]>>32), uint32(terms[i])

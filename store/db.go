@@ -280,7 +280,8 @@ func (db *DB) View(fn func(*Tx) error) error {
 func (db *DB) Update(fn func(*Tx) error) error {
 	var foldersChanged bool
 	err := db.update(func(tx *bolt.Tx) error {
-		t := &Tx{tx: tx, terms: &db.terms}
+		db.terms.scratch.records.reset() // the last write's records are written
+		t := &Tx{tx: tx, terms: &db.terms, records: &db.terms.scratch.records}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -338,8 +339,11 @@ func (db *DB) DamageErr() error {
 // given to View or Update, and must not be used after that function
 // returns.
 type Tx struct {
-	tx             *bolt.Tx
-	terms          *termCache // a write transaction's; nil where a lexicon is rebuilt
+	tx    *bolt.Tx
+	terms *termCache // a write transaction's; nil where a lexicon is rebuilt
+	// records is where a write transaction's records are cut from
+	// (arena.go): the term cache's, or one of its own.
+	records        *valueArena
 	postings       *postingEdits
 	counterDeltas  map[string]int64 // counter changes not yet written (counters.go)
 	foldersChanged bool
@@ -368,6 +372,14 @@ func (t *Tx) bucket(id bucketID) *bolt.Bucket {
 		}
 	}
 	return t.opened[id]
+}
+
+// arena is where this transaction cuts the records it puts from.
+func (t *Tx) arena() *valueArena {
+	if t.records == nil {
+		t.records = &valueArena{}
+	}
+	return t.records
 }
 
 // get is bucket id's value for key, nil when it holds none (or a nested

@@ -26,6 +26,10 @@
 // for its lookups (bbolt's Get builds a cursor each call). A commit
 // gathers its postings term by term and writes each chunk's term record
 // from them, reading the terms in id order, so no record needs a sort of
-// its own; those arrays are kept with the term cache for the next commit
-// of a burst. Store imports no other memd package.
+// its own, and its posting blocks in key order, so they need no sort
+// either; those arrays are kept with the term cache for the next commit
+// of a burst, and so are the slabs its records are cut from (arena.go:
+// bbolt holds a Put's value until the commit). Store imports no other
+// memd package. bbolt is a copy with three changes for bulk commits
+// (third_party/bbolt/MEMD.md); the file format is bbolt's own.
 package store

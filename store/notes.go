@@ -44,6 +44,9 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 		if err != nil {
 			return nil, err
 		}
+		if e := t.edits(); e.freshFrom == 0 {
+			e.freshFrom = id
+		}
 		c.ID, c.Path, c.Folder, c.Ordinal = id, n.Path, n.Folder, i
 		if err := t.putChunk(&c.Chunk); err != nil {
 			return nil, err
@@ -64,7 +67,8 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 }
 
 func (t *Tx) putNoteRecord(n *Note) error {
-	if err := t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n)); err != nil {
+	a := t.arena()
+	if err := t.bucket(bucketNotes).Put([]byte(n.Path), a.claim(encodeNote(a.room(noteRecordSize(n)), n))); err != nil {
 		return err
 	}
 	t.countBlocks(n.Folder, n.Blocks, +1)
@@ -262,5 +266,6 @@ func (t *Tx) CountNotes(prefix string) int {
 // path, so a caller that has read it does not have it read twice.
 func (t *Tx) TouchNote(n *Note, size int64, mtime time.Time) error {
 	n.Size, n.ModTime = size, mtime
-	return t.bucket(bucketNotes).Put([]byte(n.Path), encodeNote(n))
+	a := t.arena()
+	return t.bucket(bucketNotes).Put([]byte(n.Path), a.claim(encodeNote(a.room(noteRecordSize(n)), n)))
 }

@@ -73,7 +73,12 @@ type postingEdits struct {
 	added []addedChunk
 	// addedAt is each added chunk's index in added.
 	addedAt map[uint64]int
-	removes map[blockRef]map[uint64]bool // chunk ids to remove
+	// freshFrom is the first chunk id this transaction took from the
+	// chunks' sequence (PutNote), 0 if none: no earlier transaction has
+	// a chunk there or after, so a span that starts there holds no
+	// posting block to read before writing it.
+	freshFrom uint64
+	removes   map[blockRef]map[uint64]bool // chunk ids to remove
 	// lengths: span → chunk offset → the chunk's new length, 0 for a
 	// chunk removed.
 	lengths map[uint32]map[uint64]uint32
@@ -95,6 +100,12 @@ func (t *Tx) edits() *postingEdits {
 		}
 	}
 	return t.postings
+}
+
+// freshSpan says whether span holds no chunk of an earlier transaction,
+// so none of its posting blocks is stored yet. Chunk ids start at 1.
+func (e *postingEdits) freshSpan(span uint32) bool {
+	return e.freshFrom != 0 && max(uint64(span)<<blockShift, 1) >= e.freshFrom
 }
 
 func (e *postingEdits) remove(term uint32, chunk uint64) {
@@ -128,17 +139,29 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	if cache == nil {
 		cache = &termCache{} // a lexicon being rebuilt: nothing is known
 	}
+	// Each term's postings must ascend by chunk id: PutNote and the
+	// migration add chunks in id order, and this keeps it so.
+	if !slices.IsSortedFunc(e.added, func(a, b addedChunk) int { return compareU64(a.id, b.id) }) {
+		slices.SortFunc(e.added, func(a, b addedChunk) int { return compareU64(a.id, b.id) })
+	}
 	n, distinct := 0, 0
 	var vocabs []*Vocabulary // few: one a preparer's numbering
+	var tops []int           // the highest number each of vocabs gives a term here
 	for _, c := range e.added {
 		n += len(c.terms)
 		if v := c.vocab; v != nil {
-			v.reserve(c.terms)
-			if !slices.Contains(vocabs, v) {
-				vocabs = append(vocabs, v)
-				distinct += len(v.marks)
+			i := slices.Index(vocabs, v)
+			if i < 0 {
+				i, vocabs, tops = len(vocabs), append(vocabs, v), append(tops, -1)
+			}
+			for _, tf := range c.terms {
+				tops[i] = max(tops[i], int(tf.Num))
 			}
 		}
+	}
+	for i, v := range vocabs {
+		v.reserve(tops[i])
+		distinct += len(v.marks)
 	}
 	l := newTermLocals(cache, min(distinct, n))
 	sc := &cache.scratch
@@ -194,40 +217,74 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 		}
 		occ = occ[len(c.terms):]
 	}
-	if err := t.putChunkTerms(e.added, ids, starts, counts, all, sc); err != nil {
+	byID := make([]uint64, len(ids)) // id<<32 | local index, to sort
+	for li, id := range ids {
+		byID[li] = uint64(id)<<32 | uint64(li)
+	}
+	slices.Sort(byID)
+	if err := t.putChunkTerms(e.added, byID, starts, counts, all, sc); err != nil {
 		return nil, err
 	}
-	// Each term's postings ascend by chunk id, so each span's run is one
-	// block, and no block is named twice.
-	blocks := make([]blockEdit, 0, len(counts)) // a block a term at least
-	start := int32(0)
-	for li, end := range counts {
-		list := all[start:end:end]
-		start = end
-		for len(list) > 0 { // split by span: ids ascend, so each run is one block
+	blocks := blocksInOrder(e.added, byID, starts, counts, all)
+	e.added, e.addedAt = nil, map[uint64]int{}
+	return blocks, nil
+}
+
+// blocksInOrder cuts each term's run of postings (putChunkTerms' starts,
+// ends and all, byID its terms in id order) into one block a span, and
+// returns the blocks in key order, span by span and in each by term id,
+// so the commit needs no sort of them. Each term's postings ascend by
+// chunk id, so each span's part of a run is one block, and no block is
+// named twice; added spans the few spans the commit's chunks are in.
+func blocksInOrder(added []addedChunk, byID []uint64, starts, ends []int32, all []Posting) []blockEdit {
+	if len(added) == 0 {
+		return nil
+	}
+	first := uint32(added[0].id >> blockShift)
+	perSpan := make([]int, uint32(added[len(added)-1].id>>blockShift)-first+1)
+	blocks := make([]blockEdit, 0, len(byID)) // a block a term at least
+	for _, k := range byID {
+		li, id := uint32(k), uint32(k>>32)
+		list := all[starts[li]:ends[li]:ends[li]]
+		for len(list) > 0 {
 			span := list[0].Chunk >> blockShift
 			n := 1
 			for n < len(list) && list[n].Chunk>>blockShift == span {
 				n++
 			}
-			blocks = append(blocks, blockEdit{ref: refOf(ids[li], list[0].Chunk), adds: list[:n:n]})
+			blocks = append(blocks, blockEdit{ref: refOf(id, list[0].Chunk), adds: list[:n:n]})
+			perSpan[uint32(span)-first]++
 			list = list[n:]
 		}
 	}
-	e.added, e.addedAt = nil, map[uint64]int{}
-	return blocks, nil
+	if len(perSpan) == 1 {
+		return blocks
+	}
+	// By span, keeping each span's blocks in term order.
+	at := 0
+	for i, n := range perSpan {
+		perSpan[i], at = at, at+n
+	}
+	out := make([]blockEdit, len(blocks))
+	for _, be := range blocks {
+		i := &perSpan[be.ref.block-first]
+		out[*i] = be
+		*i++
+	}
+	return out
 }
 
 // putChunkTerms writes the term record of each of added (but those
 // removed again) from the commit's postings: all holds each term's run,
-// local index li's from starts[li] to ends[li], ids its term ids. A
-// record lists its terms by id; instead of sorting each chunk's terms
-// (a sort a chunk was 4% of indexing), the runs are read in term id
-// order, each posting adding its term to its chunk's record, so every
-// record comes out in order after one sort of the commit's distinct
-// terms. Chunk ids are taken in sequence (PutNote), so added spans
-// about as many ids as it holds chunks.
-func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int32, all []Posting, sc *commitScratch) error {
+// local index li's from starts[li] to ends[li]; byID is the commit's
+// terms as id<<32 | local index, in id order. A record lists its terms
+// by id; instead of sorting each chunk's terms (a sort a chunk was 4% of
+// indexing), the runs are read in term id order, each posting adding its
+// term to its chunk's record, so every record comes out in order after
+// one sort of the commit's distinct terms. Chunk ids are taken in
+// sequence (PutNote), so added spans about as many ids as it holds
+// chunks.
+func (t *Tx) putChunkTerms(added []addedChunk, byID []uint64, starts, ends []int32, all []Posting, sc *commitScratch) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -241,11 +298,6 @@ func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int3
 		next[c.id-first] = at
 		at += int32(len(c.terms))
 	}
-	byID := make([]uint64, len(ids)) // id<<32 | local index, to sort
-	for li, id := range ids {
-		byID[li] = uint64(id)<<32 | uint64(li)
-	}
-	slices.Sort(byID)
 	recs := sized(sc.recs, int(at))
 	sc.recs = recs
 	for _, k := range byID {
@@ -257,6 +309,7 @@ func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int3
 		}
 	}
 	b := t.bucket(bucketChunkTerms)
+	a := t.arena()
 	from := 0
 	for _, c := range added {
 		rec := recs[from : from+len(c.terms)]
@@ -264,7 +317,7 @@ func (t *Tx) putChunkTerms(added []addedChunk, ids []uint32, starts, ends []int3
 		if c.terms == nil {
 			continue
 		}
-		if err := b.Put(u64key(c.id), encodeTermIDs(rec)); err != nil {
+		if err := b.Put(u64key(c.id), a.claim(encodeTermIDs(a.room(3*len(rec)), rec))); err != nil {
 			return err
 		}
 	}
@@ -535,15 +588,20 @@ func (t *Tx) flushPostings() error {
 				blocks = append(blocks, blockEdit{ref: k})
 			}
 		}
+		slices.SortFunc(blocks, func(a, b blockEdit) int { return compareRefs(a.ref, b.ref) })
 	}
-	slices.SortFunc(blocks, func(a, b blockEdit) int { return compareRefs(a.ref, b.ref) })
 	b := t.bucket(bucketPostings)
 	var list []Posting
 	for _, be := range blocks {
 		k, adds := be.ref, be.adds
 		key := k.key()
-		old := t.get(bucketPostings, key)
-		if len(e.removes[k]) == 0 && slices.IsSortedFunc(adds, rank.ComparePostings) && (old == nil || adds[0].Chunk > rank.LastID(old, k.base())) {
+		var old []byte
+		if !e.freshSpan(k.block) {
+			old = t.get(bucketPostings, key)
+		}
+		// adds ascend (resolveAdded), so they append to a block whose
+		// postings all come before them without decoding it.
+		if len(e.removes[k]) == 0 && (old == nil || adds[0].Chunk > rank.LastID(old, k.base())) {
 			if err := b.Put(key, rank.AppendBlock(old, adds, k.base())); err != nil {
 				return err
 			}

@@ -167,8 +167,16 @@ func (r *recordReader) done() error {
 	return r.err
 }
 
-func encodeNote(n *Note) []byte {
-	w := recordWriter{b: make([]byte, 0, 256+len(n.Path)+len(n.Summary)+16*len(n.Blocks))}
+// noteRecordSize is about the size of n's record: room enough for most.
+func noteRecordSize(n *Note) int { return 256 + len(n.Path) + len(n.Summary) + 16*len(n.Blocks) }
+
+// encodeNote writes n's record into dst's room (dst[:0]), or into bytes
+// of its own when that is too small.
+func encodeNote(dst []byte, n *Note) []byte {
+	w := recordWriter{b: dst[:0]}
+	if size := noteRecordSize(n); cap(w.b) < size {
+		w.b = make([]byte, 0, size)
+	}
 	w.b = append(w.b, recordNoteAliases)
 	w.str(n.Path)
 	w.str(n.Folder)
@@ -237,18 +245,28 @@ func openRecord(v []byte, jsonDst any, form byte) (r recordReader, binary bool, 
 	return recordReader{b: v[1:]}, true, nil
 }
 
-// encodeChunk compresses the chunk's text into the record's own spare
-// room, past the fields before it and room for its length, so a chunk
-// costs one allocation rather than a copy of the text, the compressed
-// text and the record (a tenth of a bulk add's allocation).
-func encodeChunk(c *Chunk) []byte {
-	text := unsafe.Slice(unsafe.StringData(c.Text), len(c.Text)) // s2 only reads it
-	size := 64 + len(c.Path) + len(c.Folder) + len(c.Title) + len(c.Summary) + max(s2.MaxEncodedLen(len(text)), len(text))
+// chunkRecordSize is the room c's record is written in: its fields, and
+// the most its text can take compressed.
+func chunkRecordSize(c *Chunk) int {
+	size := 64 + len(c.Path) + len(c.Folder) + len(c.Title) + len(c.Summary) + max(s2.MaxEncodedLen(len(c.Text)), len(c.Text))
 	for _, h := range c.Heading {
 		size += len(h) + 2
 	}
-	w := recordWriter{b: make([]byte, 1, size)}
-	w.b[0] = recordBinary
+	return size
+}
+
+// encodeChunk writes c's record into dst's room (dst[:0]), or into bytes
+// of its own when that is smaller than chunkRecordSize. It compresses the
+// chunk's text into the record's own spare room, past the fields before
+// it and room for its length, so a chunk costs no copy of the text or of
+// the compressed text (a tenth of a bulk add's allocation).
+func encodeChunk(dst []byte, c *Chunk) []byte {
+	text := unsafe.Slice(unsafe.StringData(c.Text), len(c.Text)) // s2 only reads it
+	w := recordWriter{b: dst[:0]}
+	if size := chunkRecordSize(c); cap(w.b) < size {
+		w.b = make([]byte, 0, size)
+	}
+	w.b = append(w.b, recordBinary)
 	w.uint(c.ID)
 	w.str(c.Path)
 	w.str(c.Folder)

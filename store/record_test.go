@@ -32,7 +32,7 @@ func sampleChunk() Chunk {
 func TestRecordsRoundTrip(t *testing.T) {
 	for _, n := range []Note{sampleNote(), {Path: "/p"}} {
 		var got Note
-		if err := decodeNote(encodeNote(&n), &got); err != nil {
+		if err := decodeNote(encodeNote(nil, &n), &got); err != nil {
 			t.Fatal(err)
 		}
 		if !got.ModTime.Equal(n.ModTime) || !got.IndexedAt.Equal(n.IndexedAt) {
@@ -50,7 +50,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	packed.Text = strings.Repeat("a chunk of text that says what it says again and again. ", 20)
 	for _, c := range []Chunk{sampleChunk(), {}, packed} {
 		var got Chunk
-		rec := encodeChunk(&c)
+		rec := encodeChunk(nil, &c)
 		if err := decodeChunk(rec, &got); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 // A note written before aliases were stored still reads, with none.
 func TestRecordsReadNoteWithoutAliases(t *testing.T) {
 	n := sampleNote()
-	rec := encodeNote(&n)
+	rec := encodeNote(nil, &n)
 	aliases := len(binary.AppendUvarint(nil, uint64(len(n.Aliases))))
 	for _, a := range n.Aliases {
 		aliases += len(binary.AppendUvarint(nil, uint64(len(a)))) + len(a)
@@ -102,7 +102,7 @@ func TestRecordsReadJSON(t *testing.T) {
 func TestRecordsDamaged(t *testing.T) {
 	n, c, packed := sampleNote(), sampleChunk(), sampleChunk()
 	packed.Text = strings.Repeat("text to compress ", 40)
-	for name, rec := range map[string][]byte{"note": encodeNote(&n), "chunk": encodeChunk(&c), "compressed chunk": encodeChunk(&packed)} {
+	for name, rec := range map[string][]byte{"note": encodeNote(nil, &n), "chunk": encodeChunk(nil, &c), "compressed chunk": encodeChunk(nil, &packed)} {
 		decode := func(b []byte) error {
 			if name == "note" {
 				return decodeNote(b, new(Note))
@@ -127,7 +127,7 @@ func TestRecordsDamaged(t *testing.T) {
 // the end of its path, or of no known form, is an error, never a panic.
 func TestChunkPathRecords(t *testing.T) {
 	c := sampleChunk()
-	rec := encodeChunk(&c)
+	rec := encodeChunk(nil, &c)
 	cj, _ := json.Marshal(&c)
 	for name, v := range map[string][]byte{"binary": rec, "JSON": cj} {
 		if p, err := decodeChunkPath(v); p != c.Path || err != nil {

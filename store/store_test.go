@@ -487,7 +487,7 @@ func TestDeleteNoteByKeyNotRecordPath(t *testing.T) {
 	liar := *a
 	liar.Path = b.Path
 	if err := db.current.Load().Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketNames[bucketNotes]).Put([]byte(a.Path), encodeNote(&liar))
+		return tx.Bucket(bucketNames[bucketNotes]).Put([]byte(a.Path), encodeNote(nil, &liar))
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -32,11 +32,15 @@ type termCache struct {
 // commits reuses them instead of allocating them anew, about 30 bytes a
 // term occurrence a commit (at 100k notes a gigabyte of a bulk add's
 // garbage, each collection of it marking the whole live heap). Nothing
-// holds on to them once a commit has written its blocks.
+// holds on to the arrays once a commit has written its blocks, nor to
+// the records once it has ended.
 type commitScratch struct {
 	occ      []int32
 	postings []Posting
 	recs     []uint64
+	// records holds the records a write transaction puts (arena.go),
+	// for the next one once it has committed.
+	records valueArena
 }
 
 // sized returns s with length n, its own array when that is large enough.
@@ -102,13 +106,10 @@ type vocabMark struct {
 	cacheGen uint64
 }
 
-// reserve makes room for the numbers of terms at once, rather than
-// growing the marks a number at a time as a commit meets them.
-func (v *Vocabulary) reserve(terms []TermFreq) {
-	top := -1
-	for _, tf := range terms {
-		top = max(top, int(tf.Num))
-	}
+// reserve makes room for the numbers up to top at once, the highest a
+// commit's chunks hold, rather than growing the marks chunk by chunk (a
+// first index of the Dendron vault grew them to five times their size).
+func (v *Vocabulary) reserve(top int) {
 	if top >= len(v.marks) {
 		v.marks = append(v.marks, make([]vocabMark, top+1-len(v.marks))...)
 	}
