@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // Verdict is what Check found in a store file.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // bbolt never shrinks its file: pages freed by deletes and rewrites are

@@ -77,7 +77,7 @@ func raisedInBolt() bool {
 		case f.Function == "runtime.gopanic" || f.Function == "runtime.sigpanic" || f.Function == "runtime.panicmem":
 			panicking = true
 		case panicking && !strings.HasPrefix(f.Function, "runtime."):
-			return strings.HasPrefix(f.Function, "go.etcd.io/bbolt")
+			return strings.HasPrefix(f.Function, "github.com/memd-dev/memd/internal/bbolt")
 		}
 		if !more {
 			return false

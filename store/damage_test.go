@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // filledStore writes a store of 16 MB (notes, chunks, postings) with one

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
+	bolterrors "github.com/memd-dev/memd/internal/bbolt/errors"
 
 	"github.com/memd-dev/memd/rank"
 )

@@ -31,5 +31,5 @@
 // of a burst, and so are the slabs its records are cut from (arena.go:
 // bbolt holds a Put's value until the commit). Store imports no other
 // memd package. bbolt is a copy with three changes for bulk commits
-// (third_party/bbolt/MEMD.md); the file format is bbolt's own.
+// (internal/bbolt/MEMD.md); the file format is bbolt's own.
 package store

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // Schema 2's lexical index: postings keyed by span and term string, each

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // TestMigrateSchema2Lexicon writes a store as schema 2 did (postings keyed

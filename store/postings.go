@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 
 	"github.com/memd-dev/memd/rank"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 func sampleNote() Note {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 func openTest(t testing.TB) *DB {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	bolt "go.etcd.io/bbolt"
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // counterVectorsPrefix + fingerprint counts that fingerprint's vectors in the

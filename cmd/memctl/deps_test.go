@@ -20,7 +20,7 @@ func TestMemctlLinksNoDaemon(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	banned := []string{
-		"go.etcd.io/bbolt",
+		"github.com/memd-dev/memd/internal/bbolt",
 		"github.com/fsnotify/fsnotify",
 		"github.com/ebitengine/purego",
 		"github.com/memd-dev/memd/pipeline",

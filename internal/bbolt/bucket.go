@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"unsafe"
 
-	"go.etcd.io/bbolt/errors"
-	"go.etcd.io/bbolt/internal/common"
+	"github.com/memd-dev/memd/internal/bbolt/errors"
+	"github.com/memd-dev/memd/internal/bbolt/internal/common"
 )
 
 const (

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unsafe"
 
-	berrors "go.etcd.io/bbolt/errors"
-	"go.etcd.io/bbolt/internal/common"
+	berrors "github.com/memd-dev/memd/internal/bbolt/errors"
+	"github.com/memd-dev/memd/internal/bbolt/internal/common"
 )
 
 // Tx represents a read-only or read/write transaction on the database.
@@ -578,7 +578,7 @@ func (tx *Tx) write() error {
 	if !tx.db.NoSync || common.IgnoreNoSync {
 		// gofail: var beforeSyncDataPages struct{}
 		if err := fdatasync(tx.db); err != nil {
-			lg.Errorf("[GOOS: %s, GOARCH: %s] fdatasync failed: %w", runtime.GOOS, runtime.GOARCH, err)
+			lg.Errorf("[GOOS: %s, GOARCH: %s] fdatasync failed: %v", runtime.GOOS, runtime.GOARCH, err)
 			return err
 		}
 	}
@@ -603,7 +603,6 @@ func (tx *Tx) write() error {
 	return nil
 }
 
-// writeMeta writes the meta to the disk.
 // writeRunMax bounds the bytes Tx.write gathers into one write (memd).
 const writeRunMax = 1 << 20
 
@@ -612,7 +611,7 @@ func (tx *Tx) writeAt(buf []byte, offset int64) error {
 	for len(buf) > 0 {
 		sz := min(len(buf), common.MaxAllocSize-1)
 		if _, err := tx.db.ops.writeAt(buf[:sz], offset); err != nil {
-			tx.db.Logger().Errorf("writeAt failed, offset: %d: %w", offset, err)
+			tx.db.Logger().Errorf("writeAt failed, offset: %d: %v", offset, err)
 			return err
 		}
 		tx.stats.IncWrite(1)
@@ -621,6 +620,7 @@ func (tx *Tx) writeAt(buf []byte, offset int64) error {
 	return nil
 }
 
+// writeMeta writes the meta to the disk.
 func (tx *Tx) writeMeta() error {
 	// gofail: var beforeWriteMetaError string
 	// return errors.New(beforeWriteMetaError)
@@ -642,7 +642,7 @@ func (tx *Tx) writeMeta() error {
 	if !tx.db.NoSync || common.IgnoreNoSync {
 		// gofail: var beforeSyncMetaPage struct{}
 		if err := fdatasync(tx.db); err != nil {
-			lg.Errorf("[GOOS: %s, GOARCH: %s] fdatasync failed: %w", runtime.GOOS, runtime.GOARCH, err)
+			lg.Errorf("[GOOS: %s, GOARCH: %s] fdatasync failed: %v", runtime.GOOS, runtime.GOARCH, err)
 			return err
 		}
 	}

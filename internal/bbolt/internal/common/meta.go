@@ -6,7 +6,7 @@ import (
 	"io"
 	"unsafe"
 
-	"go.etcd.io/bbolt/errors"
+	"github.com/memd-dev/memd/internal/bbolt/errors"
 )
 
 type Meta struct {

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"go.etcd.io/bbolt/errors"
-	"go.etcd.io/bbolt/internal/common"
+	"github.com/memd-dev/memd/internal/bbolt/errors"
+	"github.com/memd-dev/memd/internal/bbolt/internal/common"
 )
 
 // fdatasync flushes written data to a file descriptor.

@@ -1,5 +1,3 @@
-//go:build !windows && !plan9 && !solaris && !aix && !android
-
 package bbolt
 
 import (
@@ -10,8 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"go.etcd.io/bbolt/errors"
-	"go.etcd.io/bbolt/internal/common"
+	"github.com/memd-dev/memd/internal/bbolt/internal/common"
 )
 
 // flock acquires an advisory lock on a file descriptor.
@@ -21,24 +18,25 @@ func flock(db *DB, exclusive bool, timeout time.Duration) error {
 		t = time.Now()
 	}
 	fd := db.file.Fd()
-	flag := syscall.LOCK_NB
+	var lockType int16
 	if exclusive {
-		flag |= syscall.LOCK_EX
+		lockType = syscall.F_WRLCK
 	} else {
-		flag |= syscall.LOCK_SH
+		lockType = syscall.F_RDLCK
 	}
 	for {
 		// Attempt to obtain an exclusive lock.
-		err := syscall.Flock(int(fd), flag)
+		lock := syscall.Flock_t{Type: lockType}
+		err := syscall.FcntlFlock(fd, syscall.F_SETLK, &lock)
 		if err == nil {
 			return nil
-		} else if err != syscall.EWOULDBLOCK {
+		} else if err != syscall.EAGAIN {
 			return err
 		}
 
 		// If we timed out then return an error.
 		if timeout != 0 && time.Since(t) > timeout-flockRetryTimeout {
-			return errors.ErrTimeout
+			return ErrTimeout
 		}
 
 		// Wait for a bit and try again.
@@ -48,7 +46,12 @@ func flock(db *DB, exclusive bool, timeout time.Duration) error {
 
 // funlock releases an advisory lock on a file descriptor.
 func funlock(db *DB) error {
-	return syscall.Flock(int(db.file.Fd()), syscall.LOCK_UN)
+	var lock syscall.Flock_t
+	lock.Start = 0
+	lock.Len = 0
+	lock.Type = syscall.F_UNLCK
+	lock.Whence = 0
+	return syscall.FcntlFlock(uintptr(db.file.Fd()), syscall.F_SETLK, &lock)
 }
 
 // mmap memory maps a DB's data file.
@@ -60,9 +63,7 @@ func mmap(db *DB, sz int) error {
 	}
 
 	// Advise the kernel that the mmap is accessed randomly.
-	err = unix.Madvise(b, syscall.MADV_RANDOM)
-	if err != nil && err != syscall.ENOSYS {
-		// Ignore not implemented error in kernel because it still works.
+	if err := unix.Madvise(b, syscall.MADV_RANDOM); err != nil {
 		return fmt.Errorf("madvise: %s", err)
 	}
 
