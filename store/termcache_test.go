@@ -167,3 +167,62 @@ func numberIn(v *Vocabulary, terms []numberedTerm) []TermNum {
 	}
 	return out
 }
+
+// A producer names new numbers of its Vocabulary while commits read
+// those of chunks it handed on before, growing the table past its first
+// size: under -race this fails if a name is written where a commit reads.
+func TestVocabularyNamedWhileCommitsRead(t *testing.T) {
+	db := openTest(t)
+	v := &Vocabulary{}
+	const notes, termsEach = 60, 150 // 9,000 numbers, past vocabFirstTerms
+	handed := make(chan NewChunk, 4)
+	go func() {
+		defer close(handed)
+		for i := range notes {
+			var nums []TermNum
+			for j := range termsEach {
+				num := uint32(i*termsEach + j)
+				v.Name(num, fmt.Sprintf("t%05d", num))
+				nums = append(nums, TermNum{Num: num, Freq: 1})
+			}
+			handed <- NewChunk{Chunk: Chunk{Text: "x", StartLine: 1, EndLine: 1}, Nums: nums, Vocab: v}
+		}
+	}()
+	i := 0
+	for c := range handed {
+		i++
+		note := &Note{Path: fmt.Sprintf("/n/%d.md", i), Folder: "/n", Hash: fmt.Sprint(i)}
+		if err := db.Update(func(tx *Tx) error { _, err := tx.PutNote(note, []NewChunk{c}); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, num := range []int{0, vocabFirstTerms, notes*termsEach - 1} {
+		term := fmt.Sprintf("t%05d", num)
+		if got := postings(t, db, term); len(got) != 1 || got[0].Chunk != uint64(num/termsEach+1) {
+			t.Errorf("postings of %s: %v", term, got)
+		}
+	}
+	if v.Name(0, "other"); v.Term(0) != "t00000" {
+		t.Errorf("number 0 renamed to %q", v.Term(0))
+	}
+}
+
+// A chunk's terms are by string or numbered in its Vocabulary, not mixed.
+func TestChunkTermsOneWay(t *testing.T) {
+	db := openTest(t)
+	v := &Vocabulary{}
+	v.Name(0, "apple")
+	for _, c := range []NewChunk{
+		{Nums: []TermNum{{Num: 0, Freq: 1}}},
+		{Terms: []TermFreq{{Term: "apple", Freq: 1}}, Vocab: v},
+	} {
+		c.Chunk = Chunk{Text: "x", StartLine: 1, EndLine: 1}
+		err := db.Update(func(tx *Tx) error {
+			_, err := tx.PutNote(&Note{Path: "/n/a.md", Folder: "/n", Hash: "a"}, []NewChunk{c})
+			return err
+		})
+		if err == nil {
+			t.Errorf("PutNote took terms %v, numbers %v, vocabulary %p", c.Terms, c.Nums, c.Vocab)
+		}
+	}
+}
