@@ -577,7 +577,8 @@ func (t *Tx) lookupTerm(term string) (uint32, bool, error) {
 // flushPostings applies the transaction's queued posting and length
 // edits, one write per touched block, in key order. A block that only
 // gains postings with ids above its last one (the common case: ids are
-// fresh) is appended to as bytes without being decoded.
+// fresh) is appended to as bytes without being decoded. Blocks are cut
+// from the transaction's arena.
 func (t *Tx) flushPostings() error {
 	e := t.postings
 	if e == nil {
@@ -604,6 +605,7 @@ func (t *Tx) flushPostings() error {
 		slices.SortFunc(blocks, func(a, b blockEdit) int { return compareRefs(a.ref, b.ref) })
 	}
 	b := t.bucket(bucketPostings)
+	a := t.arena()
 	var list []Posting
 	for _, be := range blocks {
 		k, adds := be.ref, be.adds
@@ -615,7 +617,8 @@ func (t *Tx) flushPostings() error {
 		// adds ascend (resolveAdded), so they append to a block whose
 		// postings all come before them without decoding it.
 		if len(e.removes[k]) == 0 && (old == nil || adds[0].Chunk > rank.LastID(old, k.base())) {
-			if err := b.Put(key, rank.AppendBlock(old, adds, k.base())); err != nil {
+			block := rank.AppendBlock(a.room(rank.BlockSize(old, adds)), old, adds, k.base())
+			if err := b.Put(key, a.claim(block)); err != nil {
 				return err
 			}
 			continue
@@ -638,7 +641,7 @@ func (t *Tx) flushPostings() error {
 			}
 			continue
 		}
-		if err := b.Put(key, rank.AppendBlock(nil, list, k.base())); err != nil {
+		if err := b.Put(key, a.claim(rank.AppendBlock(a.room(rank.BlockSize(nil, list)), nil, list, k.base()))); err != nil {
 			return err
 		}
 	}
