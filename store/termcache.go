@@ -102,8 +102,10 @@ type Vocabulary struct {
 	marks []vocabMark // by number
 }
 
-// vocabFirstTerms is how many terms a Vocabulary's table first holds.
-const vocabFirstTerms = 1 << 12
+// vocabFirstTerms is how many terms a Vocabulary's table first holds: as
+// many as a lexical.Counter's, so a vault of ten thousand terms (Dendron's)
+// names them without growing it.
+const vocabFirstTerms = 1 << 14
 
 // Name records term as number num's, unless num is named already: the
 // producer calls it before it hands on a chunk whose Nums hold num.

@@ -174,7 +174,7 @@ func numberIn(v *Vocabulary, terms []numberedTerm) []TermNum {
 func TestVocabularyNamedWhileCommitsRead(t *testing.T) {
 	db := openTest(t)
 	v := &Vocabulary{}
-	const notes, termsEach = 60, 150 // 9,000 numbers, past vocabFirstTerms
+	const notes, termsEach = 120, 150 // 18,000 numbers, past vocabFirstTerms
 	handed := make(chan NewChunk, 4)
 	go func() {
 		defer close(handed)
