@@ -363,7 +363,7 @@ func newChunks(pn *parse.Note, cs []chunk.Chunk, terms *termCounter, cfg Config,
 				body = terms.cutBody(c.Text, c.StartLine, cut)
 			}
 		}
-		out[i].Terms = terms.count(body, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
+		out[i].Nums = terms.count(body, titleFields(pn.Title, c.Title, c.Heading), cfg.TitleWeight, fields)
 		out[i].Vocab = terms.vocab
 	}
 	return out

@@ -30,7 +30,7 @@ func (ms *modelStages) summarize(ctx context.Context, pn *parse.Note, o *outcome
 	var wg sync.WaitGroup
 	for i := range o.chunks {
 		c := &o.chunks[i]
-		if len(c.Terms) == 0 {
+		if !c.HasTerms() {
 			continue // boilerplate (or no word at all): nothing of the note's own to sum up
 		}
 		wg.Go(func() {
@@ -71,7 +71,7 @@ func (ms *modelStages) summarize(ctx context.Context, pn *parse.Note, o *outcome
 		if parts == noteSummaryParts {
 			break
 		}
-		if len(c.Terms) == 0 {
+		if !c.HasTerms() {
 			continue
 		}
 		parts++

@@ -46,8 +46,8 @@ func probeOf(t *testing.T, dirs []string, texts ...string) probe {
 	terms, hashes := map[string]bool{}, map[string]bool{}
 	var tc termCounter
 	add := func(s string) {
-		for _, tf := range tc.count(s, nil, 0, nil) {
-			terms[tf.Term] = true
+		for _, tn := range tc.count(s, nil, 0, nil) {
+			terms[tc.vocab.Term(tn.Num)] = true
 		}
 		sum := sha256.Sum256([]byte(s))
 		hashes[hex.EncodeToString(sum[:])] = true

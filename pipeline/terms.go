@@ -91,8 +91,8 @@ func (tc *termCounter) cutBody(text string, start int, cut [][2]int) string {
 
 // count returns the terms of a chunk: each body term once per occurrence,
 // each title-field term weight more times, and each term of fields its
-// field's weight times, numbered in tc.vocab.
-func (tc *termCounter) count(body string, titles []string, weight int, fields []field) []store.TermFreq {
+// field's weight times, numbered in tc.vocab (and named there).
+func (tc *termCounter) count(body string, titles []string, weight int, fields []field) []store.TermNum {
 	tc.Reset()
 	if tc.vocab == nil || tc.Numbering() != tc.numbering {
 		tc.vocab, tc.numbering = &store.Vocabulary{}, tc.Numbering()
@@ -106,7 +106,10 @@ func (tc *termCounter) count(body string, titles []string, weight int, fields []
 	for _, f := range fields {
 		tc.Add(f.text, uint32(f.weight))
 	}
-	out := make([]store.TermFreq, 0, tc.Len())
-	tc.Each(func(num uint32, t string, n uint32) { out = append(out, store.TermFreq{Term: t, Freq: n, Num: num}) })
+	out := make([]store.TermNum, 0, tc.Len())
+	tc.Each(func(num uint32, t string, n uint32) {
+		tc.vocab.Name(num, t)
+		out = append(out, store.TermNum{Num: num, Freq: n})
+	})
 	return out
 }

@@ -84,15 +84,16 @@ func TestTermCounter(t *testing.T) {
 		t.Fatalf("titleFields kept duplicates: %q", titles)
 	}
 	freq, num := map[string]uint32{}, map[string]uint32{}
-	for _, tf := range tc.count("apples are baked in pies; apples", titles, 2, nil) {
-		freq[tf.Term], num[tf.Term] = tf.Freq, tf.Num
+	for _, tn := range tc.count("apples are baked in pies; apples", titles, 2, nil) {
+		term := tc.vocab.Term(tn.Num)
+		freq[term], num[term] = tn.Freq, tn.Num
 	}
 	// "apple": 2 in the body + 2 for the title; "bake": 1 + 2 for the heading.
 	if freq["appl"] != 4 || freq["bake"] != 3 || freq["pie"] != 3 {
 		t.Errorf("weighted frequencies %v", freq)
 	}
 	vocab := tc.vocab
-	if got := tc.count("body", titles, 0, nil); len(got) != 1 || got[0].Term != "bodi" || got[0].Freq != 1 {
+	if got := tc.count("body", titles, 0, nil); len(got) != 1 || tc.vocab.Term(got[0].Num) != "bodi" || got[0].Freq != 1 {
 		t.Errorf("unweighted: %v", got)
 	}
 	// A term keeps its number in the counter's vocabulary from chunk to

@@ -3,6 +3,7 @@ package rank
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 )
 
 // Posting is one chunk that holds a term: what BM25 reads of the index.
@@ -61,17 +62,17 @@ func LastID(block []byte, base uint64) uint64 {
 	return base + last
 }
 
-// AppendBlock returns old's postings followed by list as a new block of
-// the span starting at base; list is sorted and its ids are above old's
-// last one. old is not modified.
-func AppendBlock(old []byte, list []Posting, base uint64) []byte {
+// AppendBlock appends to dst a block of the span starting at base that
+// holds old's postings followed by list, and returns it; list is sorted
+// and its ids are above old's last one. old is not modified. BlockSize
+// is about the room it takes.
+func AppendBlock(dst, old []byte, list []Posting, base uint64) []byte {
 	body, prev := old, base
 	n := 0
 	if last, count, ok := blockTrailer(old); ok {
 		body, prev, n = old[:len(old)-trailerLen], base+last, count
 	}
-	buf := make([]byte, len(body), len(body)+len(list)*2+trailerLen)
-	copy(buf, body)
+	buf := append(slices.Grow(dst, BlockSize(old, list)), body...)
 	for _, p := range list {
 		gap := p.Chunk - prev
 		if p.Freq == 1 {
@@ -85,6 +86,10 @@ func AppendBlock(old []byte, list []Posting, base uint64) []byte {
 	buf = binary.BigEndian.AppendUint16(buf, uint16(prev-base))
 	return binary.BigEndian.AppendUint16(buf, uint16(n+len(list)))
 }
+
+// BlockSize is the room AppendBlock of old and list takes, unless some
+// of list's gaps or frequencies take more than two bytes.
+func BlockSize(old []byte, list []Posting) int { return len(old) + 2*len(list) + trailerLen }
 
 // DecodeBlock appends block's postings, of the span starting at base, to
 // dst, each with its chunk's length from lengths.

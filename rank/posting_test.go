@@ -32,18 +32,22 @@ func randomSpan(rng *rand.Rand, base uint64, n int) ([]Posting, Lengths) {
 }
 
 // A block built in one go or appended to in pieces decodes to its
-// postings, with their lengths, and its trailer counts them.
+// postings, with their lengths, and its trailer counts them; built after
+// other bytes, it leaves them and is the same block.
 func TestBlockRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 7, 128, 1000, BlockSpan} {
 		base := uint64(3) << 13
 		list, lengths := randomSpan(rng, base, n)
-		whole := AppendBlock(nil, list, base)
+		whole := AppendBlock(nil, nil, list, base)
 		var pieces []byte
 		for i := 0; i < len(list); {
 			j := min(len(list), i+1+rng.IntN(9))
-			pieces = AppendBlock(pieces, list[i:j], base)
+			pieces = AppendBlock(nil, pieces, list[i:j], base)
 			i = j
+		}
+		if into := AppendBlock([]byte("head"), nil, list, base); string(into[:4]) != "head" || !slices.Equal(into[4:], whole) {
+			t.Fatalf("%d postings: appended after a head, %q", n, into[:min(len(into), 8)])
 		}
 		for _, b := range [][]byte{whole, pieces} {
 			got, err := DecodeBlock(b, base, lengths, nil)
@@ -60,7 +64,7 @@ func TestBlockRoundTrip(t *testing.T) {
 // A block whose bytes disagree with its trailer, or are cut, is damaged.
 func TestBlockDamaged(t *testing.T) {
 	base := uint64(0)
-	b := AppendBlock(nil, []Posting{{Chunk: 5, Freq: 1}, {Chunk: 9, Freq: 3}}, base)
+	b := AppendBlock(nil, nil, []Posting{{Chunk: 5, Freq: 1}, {Chunk: 9, Freq: 3}}, base)
 	for i := range len(b) {
 		if _, err := DecodeBlock(b[:i], base, nil, nil); err == nil {
 			t.Errorf("block cut at %d of %d decoded", i, len(b))
@@ -105,7 +109,7 @@ func BenchmarkDecodeBlock(b *testing.B) {
 		if lengths == nil {
 			lengths = l
 		}
-		blocks = append(blocks, AppendBlock(nil, list, base))
+		blocks = append(blocks, AppendBlock(nil, nil, list, base))
 		total += n
 	}
 	var dst []Posting

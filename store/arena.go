@@ -6,9 +6,9 @@ package store
 // cuts them from a few large slabs, and the next transaction of a burst
 // cuts its records from the same slabs again (it is kept with the term
 // cache and dropped with it). Chunk, note, chunk term and block count
-// records are most of the bytes a bulk commit writes, and were allocated
-// anew for each: at 100k notes several hundred MB of a bulk add's
-// garbage.
+// records and posting blocks are most of the bytes a bulk commit writes,
+// and were allocated anew for each: at 100k notes several hundred MB of a
+// bulk add's garbage.
 type valueArena struct {
 	slabs [][]byte // each in use up to its length
 	next  int      // the slab records are cut from

@@ -49,7 +49,12 @@ func TestChunkTermRecordsFromPostings(t *testing.T) {
 							num = uint32(len(vnum))
 							vnum[w] = num
 						}
-						c.Terms = append(c.Terms, TermFreq{Term: w, Freq: f, Num: num})
+						if numbered {
+							vocab.Name(num, w)
+							c.Nums = append(c.Nums, TermNum{Num: num, Freq: f})
+						} else {
+							c.Terms = append(c.Terms, TermFreq{Term: w, Freq: f})
+						}
 						freqs[w] += f
 					}
 					chunks = append(chunks, c)

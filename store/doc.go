@@ -19,9 +19,10 @@
 // what a commit would otherwise look up again: term ids in memory across
 // transactions (termcache.go, learnt only once a transaction commits,
 // dropped by ReleaseCaches when the daemon goes idle), a chunk's terms by
-// their number in the analyzer's Vocabulary (one hash of a term's string a
-// commit, not one an occurrence; none at all for a number whose mark
-// already names its entry in the term cache of the same generation),
+// their number in the analyzer's Vocabulary, which holds each term's
+// string once for every chunk (one hash of a term's string a commit, not
+// one an occurrence; none at all for a number whose mark already names
+// its entry in the term cache of the same generation),
 // counters changed once a commit, and one cursor per bucket a transaction
 // for its lookups (bbolt's Get builds a cursor each call). A commit
 // gathers its postings term by term and writes each chunk's term record

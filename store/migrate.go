@@ -101,7 +101,7 @@ func migrateSpan(btx *bolt.Tx, from []byte) ([]byte, error) {
 		if err := r.done(); err != nil {
 			return nil, damagedRecord("chunk %d's schema 2 term record does not decode", id)
 		}
-		if err := t.addChunkTerms(id, terms, nil); err != nil {
+		if err := t.addChunkTerms(id, &NewChunk{Terms: terms}); err != nil {
 			return nil, err
 		}
 	}

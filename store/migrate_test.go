@@ -61,7 +61,7 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 				return err
 			}
 			for _, tf := range c.terms {
-				want[tf.Term] = append(want[tf.Term], Posting{Chunk: c.id, Freq: tf.Freq, Length: termsLength(c.terms)})
+				want[tf.Term] = append(want[tf.Term], Posting{Chunk: c.id, Freq: tf.Freq, Length: lengthOf(c.terms)})
 			}
 		}
 		if err := tx.Bucket(bucketNames[bucketChunks]).SetSequence(chunks[len(chunks)-1].id); err != nil {
@@ -131,8 +131,8 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 	gone := chunks[3].id
 	if err := db.Update(func(tx *Tx) error {
 		l, err := tx.deleteChunk(gone, nil)
-		if l != termsLength(chunks[3].terms) {
-			t.Errorf("deleteChunk returned length %d, want %d", l, termsLength(chunks[3].terms))
+		if l != lengthOf(chunks[3].terms) {
+			t.Errorf("deleteChunk returned length %d, want %d", l, lengthOf(chunks[3].terms))
 		}
 		return err
 	}); err != nil {
@@ -145,3 +145,5 @@ func TestMigrateSchema2Lexicon(t *testing.T) {
 		t.Errorf("postings of only3 after deleting its chunk: %v", got)
 	}
 }
+
+func lengthOf(terms []TermFreq) uint32 { return (&NewChunk{Terms: terms}).termsLength() }

@@ -51,10 +51,10 @@ func (t *Tx) PutNote(n *Note, chunks []NewChunk) (replaced *Note, err error) {
 		if err := t.putChunk(&c.Chunk); err != nil {
 			return nil, err
 		}
-		if err := t.addChunkTerms(id, c.Terms, c.Vocab); err != nil {
+		if err := t.addChunkTerms(id, c); err != nil {
 			return nil, err
 		}
-		length += int64(termsLength(c.Terms))
+		length += int64(c.termsLength())
 		n.Chunks = append(n.Chunks, id)
 	}
 	if err := t.putNoteRecord(n); err != nil {

@@ -84,13 +84,18 @@ type postingEdits struct {
 	lengths map[uint32]map[uint64]uint32
 }
 
-// addedChunk is a chunk added in this transaction; terms is nil once it is
-// removed again.
+// addedChunk is a chunk added in this transaction, with its terms by
+// string or numbered by vocab (NewChunk); both are nil once it is removed
+// again.
 type addedChunk struct {
 	id    uint64
 	terms []TermFreq
+	nums  []TermNum
 	vocab *Vocabulary
 }
+
+// termCount is how many terms c lists.
+func (c *addedChunk) termCount() int { return len(c.terms) + len(c.nums) }
 
 func (t *Tx) edits() *postingEdits {
 	if t.postings == nil {
@@ -148,14 +153,14 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	var vocabs []*Vocabulary // few: one a preparer's numbering
 	var tops []int           // the highest number each of vocabs gives a term here
 	for _, c := range e.added {
-		n += len(c.terms)
+		n += c.termCount()
 		if v := c.vocab; v != nil {
 			i := slices.Index(vocabs, v)
 			if i < 0 {
 				i, vocabs, tops = len(vocabs), append(vocabs, v), append(tops, -1)
 			}
-			for _, tf := range c.terms {
-				tops[i] = max(tops[i], int(tf.Num))
+			for _, tn := range c.nums {
+				tops[i] = max(tops[i], int(tn.Num))
 			}
 		}
 	}
@@ -167,15 +172,17 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 	sc := &cache.scratch
 	occ := sized(sc.occ, n)[:0] // each added term's local index, in the order of e.added
 	for _, c := range e.added {
-		v := c.vocab
 		for _, tf := range c.terms {
-			var i int32
-			if v == nil {
-				i = l.of(tf.Term)
-			} else if m := v.mark(tf.Num); m.resolve == l.stamp {
-				i = m.local
-			} else {
-				i = l.ofMark(m, tf.Term)
+			i := l.of(tf.Term)
+			occ = append(occ, i)
+			l.counts[i]++
+		}
+		v := c.vocab
+		for _, tn := range c.nums {
+			m := v.mark(tn.Num)
+			i := m.local
+			if m.resolve != l.stamp {
+				i = l.ofMark(m, v.Term(tn.Num))
 				m.resolve, m.local = l.stamp, i
 			}
 			occ = append(occ, i)
@@ -216,6 +223,12 @@ func (t *Tx) resolveAdded(e *postingEdits) ([]blockEdit, error) {
 			counts[li]++
 		}
 		occ = occ[len(c.terms):]
+		for j, tn := range c.nums {
+			li := occ[j]
+			all[counts[li]] = Posting{Chunk: c.id, Freq: tn.Freq}
+			counts[li]++
+		}
+		occ = occ[len(c.nums):]
 	}
 	byID := make([]uint64, len(ids)) // id<<32 | local index, to sort
 	for li, id := range ids {
@@ -296,7 +309,7 @@ func (t *Tx) putChunkTerms(added []addedChunk, byID []uint64, starts, ends []int
 	at := int32(0)
 	for _, c := range added {
 		next[c.id-first] = at
-		at += int32(len(c.terms))
+		at += int32(c.termCount())
 	}
 	recs := sized(sc.recs, int(at))
 	sc.recs = recs
@@ -312,9 +325,9 @@ func (t *Tx) putChunkTerms(added []addedChunk, byID []uint64, starts, ends []int
 	a := t.arena()
 	from := 0
 	for _, c := range added {
-		rec := recs[from : from+len(c.terms)]
-		from += len(c.terms)
-		if c.terms == nil {
+		rec := recs[from : from+c.termCount()]
+		from += c.termCount()
+		if c.terms == nil && c.nums == nil {
 			continue
 		}
 		if err := b.Put(u64key(c.id), a.claim(encodeTermIDs(a.room(3*len(rec)), rec))); err != nil {
@@ -564,7 +577,8 @@ func (t *Tx) lookupTerm(term string) (uint32, bool, error) {
 // flushPostings applies the transaction's queued posting and length
 // edits, one write per touched block, in key order. A block that only
 // gains postings with ids above its last one (the common case: ids are
-// fresh) is appended to as bytes without being decoded.
+// fresh) is appended to as bytes without being decoded. Blocks are cut
+// from the transaction's arena.
 func (t *Tx) flushPostings() error {
 	e := t.postings
 	if e == nil {
@@ -591,6 +605,7 @@ func (t *Tx) flushPostings() error {
 		slices.SortFunc(blocks, func(a, b blockEdit) int { return compareRefs(a.ref, b.ref) })
 	}
 	b := t.bucket(bucketPostings)
+	a := t.arena()
 	var list []Posting
 	for _, be := range blocks {
 		k, adds := be.ref, be.adds
@@ -602,7 +617,8 @@ func (t *Tx) flushPostings() error {
 		// adds ascend (resolveAdded), so they append to a block whose
 		// postings all come before them without decoding it.
 		if len(e.removes[k]) == 0 && (old == nil || adds[0].Chunk > rank.LastID(old, k.base())) {
-			if err := b.Put(key, rank.AppendBlock(old, adds, k.base())); err != nil {
+			block := rank.AppendBlock(a.room(rank.BlockSize(old, adds)), old, adds, k.base())
+			if err := b.Put(key, a.claim(block)); err != nil {
 				return err
 			}
 			continue
@@ -625,7 +641,7 @@ func (t *Tx) flushPostings() error {
 			}
 			continue
 		}
-		if err := b.Put(key, rank.AppendBlock(nil, list, k.base())); err != nil {
+		if err := b.Put(key, a.claim(rank.AppendBlock(a.room(rank.BlockSize(nil, list)), nil, list, k.base()))); err != nil {
 			return err
 		}
 	}

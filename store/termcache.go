@@ -87,14 +87,52 @@ func (db *DB) ReleaseCaches() {
 }
 
 // Vocabulary is how a producer of chunks numbers their terms
-// (TermFreq.Num): an analyzer's own term ids, dense from 0. A commit then
+// (TermNum.Num): an analyzer's own term ids, dense from 0, and holds each
+// numbered term's string once (Name), for the commits. A commit then
 // finds a term occurrence's local index by its number, an array index, and
 // hashes the term's string once per commit and number rather than once
 // per occurrence (half a million times for SciFact). A producer whose
 // numbering restarts takes a new Vocabulary. Commits use it one at a time
-// (DB.writes); the producer only hands it on.
+// (DB.writes); the producer names numbers while they run.
 type Vocabulary struct {
+	// terms are the named terms by number, "" for a number not named
+	// yet. The producer names numbers while a commit reads others, so
+	// it writes only unnamed elements and swaps in a grown table whole.
+	terms atomic.Pointer[[]string]
 	marks []vocabMark // by number
+}
+
+// vocabFirstTerms is how many terms a Vocabulary's table first holds: as
+// many as a lexical.Counter's, so a vault of ten thousand terms (Dendron's)
+// names them without growing it.
+const vocabFirstTerms = 1 << 14
+
+// Name records term as number num's, unless num is named already: the
+// producer calls it before it hands on a chunk whose Nums hold num.
+func (v *Vocabulary) Name(num uint32, term string) {
+	var terms []string
+	if p := v.terms.Load(); p != nil {
+		terms = *p
+	}
+	if int(num) < len(terms) {
+		if terms[num] == "" {
+			terms[num] = term
+		}
+		return
+	}
+	grown := make([]string, max(2*len(terms), int(num)+1, vocabFirstTerms))
+	copy(grown, terms)
+	grown[num] = term
+	v.terms.Store(&grown)
+}
+
+// Term is the term named num (Name), "" if none is.
+func (v *Vocabulary) Term(num uint32) string {
+	p := v.terms.Load()
+	if p == nil || int(num) >= len(*p) {
+		return ""
+	}
+	return (*p)[num]
 }
 
 // vocabMark is a numbered term's local index in the commit resolving it,

@@ -58,17 +58,17 @@ func TestTermCacheLearnsOnlyCommittedTerms(t *testing.T) {
 func TestVocabularyNumbersIndexAsStrings(t *testing.T) {
 	db := openTest(t)
 	va, vb := &Vocabulary{}, &Vocabulary{}
-	numbered := func(v *Vocabulary, text string, terms ...TermFreq) NewChunk {
-		return NewChunk{Chunk: Chunk{Text: text, StartLine: 1, EndLine: 1}, Terms: terms, Vocab: v}
+	numbered := func(v *Vocabulary, text string, terms ...numberedTerm) NewChunk {
+		return NewChunk{Chunk: Chunk{Text: text, StartLine: 1, EndLine: 1}, Nums: numberIn(v, terms), Vocab: v}
 	}
 	a := &Note{Path: "/n/a.md", Folder: "/n", Hash: "a"}
 	b := &Note{Path: "/n/b.md", Folder: "/n", Hash: "b"}
 	c := &Note{Path: "/n/c.md", Folder: "/n", Hash: "c"}
 	if err := db.Update(func(tx *Tx) error {
-		if _, err := tx.PutNote(a, []NewChunk{numbered(va, "apple pear", TermFreq{"apple", 2, 0}, TermFreq{"pear", 1, 1})}); err != nil {
+		if _, err := tx.PutNote(a, []NewChunk{numbered(va, "apple pear", numberedTerm{"apple", 2, 0}, numberedTerm{"pear", 1, 1})}); err != nil {
 			return err
 		}
-		if _, err := tx.PutNote(b, []NewChunk{numbered(vb, "pear plum", TermFreq{"pear", 1, 0}, TermFreq{"plum", 1, 1})}); err != nil {
+		if _, err := tx.PutNote(b, []NewChunk{numbered(vb, "pear plum", numberedTerm{"pear", 1, 0}, numberedTerm{"plum", 1, 1})}); err != nil {
 			return err
 		}
 		_, err := tx.PutNote(c, []NewChunk{chunkOf("plum", "plum")})
@@ -78,7 +78,7 @@ func TestVocabularyNumbersIndexAsStrings(t *testing.T) {
 	}
 	d := &Note{Path: "/n/d.md", Folder: "/n", Hash: "d"}
 	if err := db.Update(func(tx *Tx) error { // vb's number 0 is still pear, 1 plum
-		_, err := tx.PutNote(d, []NewChunk{numbered(vb, "plum pear", TermFreq{"plum", 3, 1}, TermFreq{"pear", 1, 0})})
+		_, err := tx.PutNote(d, []NewChunk{numbered(vb, "plum pear", numberedTerm{"plum", 3, 1}, numberedTerm{"pear", 1, 0})})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -109,21 +109,21 @@ func TestVocabularyMarksFollowTheirCache(t *testing.T) {
 	dbA, dbB := openTest(t), openTest(t)
 	v, w := &Vocabulary{}, &Vocabulary{}
 	n := 0
-	put := func(db *DB, voc *Vocabulary, terms ...TermFreq) uint64 {
+	put := func(db *DB, voc *Vocabulary, terms ...numberedTerm) uint64 {
 		t.Helper()
 		n++
 		note := &Note{Path: fmt.Sprintf("/n/%d.md", n), Folder: "/n", Hash: fmt.Sprint(n)}
 		if err := db.Update(func(tx *Tx) error {
-			_, err := tx.PutNote(note, []NewChunk{{Chunk: Chunk{Text: "x", StartLine: 1, EndLine: 1}, Terms: terms, Vocab: voc}})
+			_, err := tx.PutNote(note, []NewChunk{{Chunk: Chunk{Text: "x", StartLine: 1, EndLine: 1}, Nums: numberIn(voc, terms), Vocab: voc}})
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
 		return note.Chunks[0]
 	}
-	apple, pear := TermFreq{Term: "apple", Freq: 1, Num: 0}, TermFreq{Term: "pear", Freq: 2, Num: 1}
+	apple, pear := numberedTerm{Term: "apple", Freq: 1, Num: 0}, numberedTerm{Term: "pear", Freq: 2, Num: 1}
 	want := map[*DB]map[string][]uint64{dbA: {}, dbB: {}}
-	both := func(db *DB, voc *Vocabulary, terms ...TermFreq) {
+	both := func(db *DB, voc *Vocabulary, terms ...numberedTerm) {
 		id := put(db, voc, terms...)
 		for _, tf := range terms {
 			want[db][tf.Term] = append(want[db][tf.Term], id)
@@ -131,7 +131,7 @@ func TestVocabularyMarksFollowTheirCache(t *testing.T) {
 	}
 	both(dbA, v, apple, pear) // A learns apple, pear
 	both(dbA, v, apple, pear) // v's marks learn A's entries
-	both(dbB, w, TermFreq{Term: "pear", Freq: 1, Num: 0}, TermFreq{Term: "apple", Freq: 1, Num: 1})
+	both(dbB, w, numberedTerm{Term: "pear", Freq: 1, Num: 0}, numberedTerm{Term: "apple", Freq: 1, Num: 1})
 	both(dbB, v, apple, pear) // B's entries are in another order
 	dbA.ReleaseCaches()
 	both(dbA, v, apple, pear) // A's cache starts again, empty
@@ -148,6 +148,81 @@ func TestVocabularyMarksFollowTheirCache(t *testing.T) {
 		}
 		if err := db.checkLexicon(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// numberedTerm is a term of a test chunk with its number in a Vocabulary.
+type numberedTerm struct {
+	Term      string
+	Freq, Num uint32
+}
+
+// numberIn names terms in v and returns them as a chunk's Nums.
+func numberIn(v *Vocabulary, terms []numberedTerm) []TermNum {
+	out := make([]TermNum, len(terms))
+	for i, nt := range terms {
+		v.Name(nt.Num, nt.Term)
+		out[i] = TermNum{Num: nt.Num, Freq: nt.Freq}
+	}
+	return out
+}
+
+// A producer names new numbers of its Vocabulary while commits read
+// those of chunks it handed on before, growing the table past its first
+// size: under -race this fails if a name is written where a commit reads.
+func TestVocabularyNamedWhileCommitsRead(t *testing.T) {
+	db := openTest(t)
+	v := &Vocabulary{}
+	const notes, termsEach = 120, 150 // 18,000 numbers, past vocabFirstTerms
+	handed := make(chan NewChunk, 4)
+	go func() {
+		defer close(handed)
+		for i := range notes {
+			var nums []TermNum
+			for j := range termsEach {
+				num := uint32(i*termsEach + j)
+				v.Name(num, fmt.Sprintf("t%05d", num))
+				nums = append(nums, TermNum{Num: num, Freq: 1})
+			}
+			handed <- NewChunk{Chunk: Chunk{Text: "x", StartLine: 1, EndLine: 1}, Nums: nums, Vocab: v}
+		}
+	}()
+	i := 0
+	for c := range handed {
+		i++
+		note := &Note{Path: fmt.Sprintf("/n/%d.md", i), Folder: "/n", Hash: fmt.Sprint(i)}
+		if err := db.Update(func(tx *Tx) error { _, err := tx.PutNote(note, []NewChunk{c}); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, num := range []int{0, vocabFirstTerms, notes*termsEach - 1} {
+		term := fmt.Sprintf("t%05d", num)
+		if got := postings(t, db, term); len(got) != 1 || got[0].Chunk != uint64(num/termsEach+1) {
+			t.Errorf("postings of %s: %v", term, got)
+		}
+	}
+	if v.Name(0, "other"); v.Term(0) != "t00000" {
+		t.Errorf("number 0 renamed to %q", v.Term(0))
+	}
+}
+
+// A chunk's terms are by string or numbered in its Vocabulary, not mixed.
+func TestChunkTermsOneWay(t *testing.T) {
+	db := openTest(t)
+	v := &Vocabulary{}
+	v.Name(0, "apple")
+	for _, c := range []NewChunk{
+		{Nums: []TermNum{{Num: 0, Freq: 1}}},
+		{Terms: []TermFreq{{Term: "apple", Freq: 1}}, Vocab: v},
+	} {
+		c.Chunk = Chunk{Text: "x", StartLine: 1, EndLine: 1}
+		err := db.Update(func(tx *Tx) error {
+			_, err := tx.PutNote(&Note{Path: "/n/a.md", Folder: "/n", Hash: "a"}, []NewChunk{c})
+			return err
+		})
+		if err == nil {
+			t.Errorf("PutNote took terms %v, numbers %v, vocabulary %p", c.Terms, c.Nums, c.Vocab)
 		}
 	}
 }
