@@ -50,6 +50,8 @@ func BenchmarkIndexGenerated(b *testing.B) {
 	for _, batch := range []int{64, 256, 2048, 8192} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchIndex(b, dir, batch) })
 	}
+	// The daemon's own sizes: batches that grow with the burst.
+	b.Run("batch=default", func(b *testing.B) { benchIndex(b, dir, 0) })
 }
 
 // BenchmarkIndexDir indexes the folder MEMD_BENCH_DIR (SciFact's notes,

@@ -36,6 +36,9 @@ type batchWorker struct {
 
 	preparers []*preparer  // owned by run's goroutine
 	released  atomic.Int64 // idle releases so far
+	// burstBatches counts the batches read since the last idle release,
+	// which sizes the next (batchLimit).
+	burstBatches atomic.Int64
 	// gcBefore and limitBefore are the collector's percent (GOGC) and the
 	// memory limit (GOMEMLIMIT) the worker found when it raised the percent
 	// for a burst of work (bulkGC), if gcRaised; under gcMu, as a batch read
@@ -141,6 +144,7 @@ func (bw *batchWorker) release() {
 	bw.preparers = nil
 	bw.db.ReleaseCaches()
 	bw.restoreGC()
+	bw.burstBatches.Store(0)
 	runtime.GC()
 	debug.FreeOSMemory()
 	bw.released.Add(1)
@@ -361,7 +365,7 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batc
 	skips := map[string]store.Skip{}
 	err := bw.db.View(func(tx *store.Tx) error {
 		var err error
-		if jobs, err = tx.JobsExcept(bw.cfg.BatchNotes, skip); err != nil {
+		if jobs, err = tx.JobsExcept(bw.batchLimit(), skip); err != nil {
 			return err
 		}
 		for _, j := range jobs {
@@ -377,6 +381,14 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batc
 	}
 	bw.raiseGC()
 	return batch{read: len(jobs), outs: bw.prepare(ctx, jobs, skips, committing), window: w}
+}
+
+// batchLimit is how many jobs the next batch reads at most: BatchNotes
+// for a burst's first, twice the last batch's limit for each later one, up
+// to BurstBatchNotes.
+func (bw *batchWorker) batchLimit() int {
+	k := min(bw.burstBatches.Add(1)-1, 16)
+	return int(min(int64(bw.cfg.BatchNotes)<<k, int64(bw.cfg.BurstBatchNotes)))
 }
 
 // commitAll commits outs in one transaction, or one by one when that fails

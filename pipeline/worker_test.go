@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"testing"
 )
 
@@ -249,5 +251,66 @@ func TestBulkGCRaisedForWorkAndRestoredWhenIdle(t *testing.T) {
 	indexAlphaUntilReleased(t)
 	if got := gcPercent(); got != 150 {
 		t.Errorf("GOGC %d after the idle release, want 150", got)
+	}
+}
+
+// A burst's batches grow from BatchNotes, doubling, to BurstBatchNotes,
+// and the next burst, after the idle release, starts small again.
+func TestBatchesGrowWithTheBurst(t *testing.T) {
+	dir := tempDir(t)
+	for i := range 30 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), fmt.Sprintf("# Note %d\n\nwords of note %d.\n", i, i))
+	}
+	cfg := testConfig()
+	cfg.BatchNotes, cfg.BurstBatchNotes = 2, 8
+	ti := newIndexer(t, cfg)
+	if _, err := ti.AddFolder(bg, dir); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for {
+		n, _, err := ti.worker.runBatch(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		sizes = append(sizes, n)
+	}
+	if want := []int{2, 4, 8, 8, 8}; !slices.Equal(sizes, want) {
+		t.Errorf("batches of %v, want %v", sizes, want)
+	}
+	ti.worker.release()
+	later := tempDir(t)
+	for i := range 5 {
+		writeFile(t, filepath.Join(later, fmt.Sprintf("m%02d.md", i)), "# Later\n\nwritten after the release.\n")
+	}
+	if _, err := ti.AddFolder(bg, later); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := ti.worker.runBatch(bg); n != 2 || err != nil {
+		t.Errorf("the first batch after the idle release read %d jobs (%v), want 2", n, err)
+	}
+}
+
+func TestBurstBatchNotesDefaults(t *testing.T) {
+	cases := []struct {
+		name  string
+		cfg   Config
+		first int
+		burst int
+	}{
+		{"defaults", Config{}, defaultBatchNotes, burstBatchGrowth * defaultBatchNotes},
+		{"models", Config{Generator: &fakeGen{}}, 2 * defaultStages, 2 * defaultStages},
+		{"BatchNotes set", Config{BatchNotes: 64}, 64, 64},
+		{"both set", Config{BatchNotes: 64, BurstBatchNotes: 256}, 64, 256},
+		{"burst below first", Config{BatchNotes: 64, BurstBatchNotes: 8}, 64, 64},
+	}
+	for _, c := range cases {
+		got := c.cfg.withDefaults()
+		if got.BatchNotes != c.first || got.BurstBatchNotes != c.burst {
+			t.Errorf("%s: BatchNotes %d, BurstBatchNotes %d; want %d and %d", c.name, got.BatchNotes, got.BurstBatchNotes, c.first, c.burst)
+		}
 	}
 }
