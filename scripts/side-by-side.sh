@@ -14,16 +14,20 @@
 #           wall time from fork to exit, and the daemon's CPU per query.
 #   bench   memory.test -test.bench 'Recall100k$|HybridRecall$' (in-daemon
 #           recall p50/p99 at 100k chunks, BM25 and hybrid).
-#   gen     pipeline.test -test.bench 'IndexGenerated/batch=2048$' on
-#           GEN_NOTES generated notes (default 100000): indexing CPU and
-#           MB of Markdown per CPU-second, the store without the daemon.
+#   gen     pipeline.test -test.bench 'IndexGenerated/batch=2048$' (and
+#           batch=default, the daemon's own growing batches, on a side
+#           that has it) on GEN_NOTES generated notes (default 100000):
+#           indexing CPU and MB of Markdown per CPU-second, the store
+#           without the daemon.
+#   gendaemon  as index, on GEN_NOTES generated notes (gencorpus): each
+#           side's daemon and `memctl add --wait`, RUNS runs.
 #   qmd     with QMD_CACHE naming an unpacked scripts/qmd-bundle.sh archive:
 #           qmd-compare.sh on the Dendron vault and SciFact (RUNS runs),
 #           new side only, and on GEN_NOTES generated notes (gencorpus,
 #           one run).
 # With taskset present, everything runs on two cores (CORES, default 0,1),
 # the machine memd is measured on elsewhere. PARTS (default "index recall
-# bench"; "gen" and "qmd" are asked for by name) picks the parts; the recall part adds
+# bench"; "gen", "gendaemon" and "qmd" are asked for by name) picks the parts; the recall part adds
 # a side "floor" that runs clifloor (a Go program that prints a line: the
 # start of any Go CLI); with PROFILES=DIR each indexing daemon writes its
 # CPU profile to DIR/SIDE-CORPUS-RUN.prof.
@@ -101,12 +105,19 @@ done; done
 has gen && for r in $(seq "$runs"); do for side in old new; do
 	echo "== $side pipeline.test run $r, ${GEN_NOTES:-100000} notes"
 	MEMD_BENCH_NOTES=${GEN_NOTES:-100000} "${pin[@]}" "$w/$side/pipeline.test" -test.run '^$' \
-		-test.bench 'IndexGenerated/batch=2048$' -test.benchtime 1x | grep ^Benchmark
+		-test.bench 'IndexGenerated/batch=(2048|default)$' -test.benchtime 1x | grep ^Benchmark
 done; done
+if has gendaemon; then
+	[ -d "$w/generated" ] || "$w/gencorpus" -notes "${GEN_NOTES:-100000}" "$w/generated" >/dev/null
+	for r in $(seq "$runs"); do
+		order="old new"; ((r % 2 == 0)) && order="new old"
+		for side in $order; do index "$side" generated; stopall; done
+	done
+fi
 if has qmd; then
 	compare=$here/qmd-compare.sh
 	MEMD_BIN=$w/new CORES=${CORES:-0,1} "$compare" "$runs" "$w/dendron" "$w/scifact"
-	"$w/gencorpus" -notes "${GEN_NOTES:-100000}" "$w/generated"
+	[ -d "$w/generated" ] || "$w/gencorpus" -notes "${GEN_NOTES:-100000}" "$w/generated"
 	MEMD_BIN=$w/new CORES=${CORES:-0,1} "$compare" 1 "$w/generated"
 fi
 true
