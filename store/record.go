@@ -337,3 +337,19 @@ func decodeChunkPath(v []byte) (string, error) {
 	}
 	return path, nil
 }
+
+// noteRecordHash is the Hash of note record v, read without decoding the
+// fields after it; the bytes are v's. ok is false when it does not decode.
+func noteRecordHash(v []byte) (hash []byte, ok bool) {
+	var n Note
+	r, binary, err := openRecord(v, &n, recordNoteAliases)
+	if !binary {
+		return []byte(n.Hash), err == nil
+	}
+	r.raw() // path
+	r.raw() // folder
+	r.int() // size
+	r.time()
+	hash = r.raw()
+	return hash, r.err == nil
+}
