@@ -66,13 +66,6 @@ func (x *hashIndex) follow(file *bolt.DB) {
 	x.file, x.lastEdit = file, 0
 }
 
-// release drops the paths for the memory; the next need builds them again.
-func (x *hashIndex) release() {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.paths = nil
-}
-
 // stage shows the edits of write transaction tx, about to commit, to the
 // readers whose snapshot holds it before commit applies them.
 func (x *hashIndex) stage(tx *bolt.Tx, edits []hashEdit) {

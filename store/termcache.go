@@ -77,14 +77,13 @@ func (c *termCache) learn(terms []string, ids []uint32) {
 	}
 }
 
-// ReleaseCaches drops what the store keeps in memory between
-// transactions (the term ids of the lexicon, the index of notes by hash)
-// for an idle daemon to give back; the next write or rename fills it again.
+// ReleaseCaches drops what the store keeps in memory between write
+// transactions (the term ids of the lexicon) for an idle daemon to give
+// back; the next write fills it again.
 func (db *DB) ReleaseCaches() {
 	db.writes.Lock()
 	defer db.writes.Unlock()
 	db.terms = termCache{}
-	db.hashes.release()
 }
 
 // Vocabulary is how a producer of chunks numbers their terms
