@@ -1,15 +1,19 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	bolt "github.com/memd-dev/memd/internal/bbolt"
 )
 
 // notesWithHash is the paths of tx.NotesWithHash(hash).
@@ -136,6 +140,49 @@ func TestHashIndexFollowsCommits(t *testing.T) {
 			return nil
 		})
 	}
+}
+
+// A store an older memd wrote, with its hashes bucket, loses the bucket
+// at Open, and its notes are found by hash from their records; a note
+// record of schema 1 (JSON) is read too.
+func TestOpenDropsHashesBucket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, db, "/v/a.md", "aa")
+	err = db.current.Load().Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket(legacyHashes)
+		if err != nil {
+			return err
+		}
+		if err := b.Put([]byte("\xaa/v/a.md"), nil); err != nil {
+			return err
+		}
+		nj, err := json.Marshal(Note{Path: "/v/b.md", Hash: "aa"})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketNames[bucketNotes]).Put([]byte("/v/b.md"), nj)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = Open(path, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.View(func(tx *Tx) error {
+		if tx.tx.Bucket(legacyHashes) != nil {
+			t.Error("the hashes bucket is still there")
+		}
+		if got := notesWithHash(t, tx, "aa"); !slices.Equal(got, []string{"/v/a.md", "/v/b.md"}) {
+			t.Errorf("NotesWithHash(aa) = %v", got)
+		}
+		return nil
+	})
 }
 
 // Readers query while commits add notes and move others: a reader finds
