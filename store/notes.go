@@ -101,8 +101,10 @@ func (t *Tx) LookupNote(path string) (*Note, error) {
 }
 
 // NotesWithHash returns the notes stored in this transaction whose content
-// hash is hash, in path order. A note whose record does not decode is left
-// out.
+// hash is hash, in path order, less any that a commit since this
+// transaction began has deleted, moved or changed (the index it asks is
+// current, not a snapshot's: such a note is gone by the time a write could
+// move it). A note whose record does not decode is left out.
 func (t *Tx) NotesWithHash(hash string) []*Note {
 	paths := t.hashes.candidates(t, hash)
 	slices.Sort(paths)
