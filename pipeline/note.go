@@ -314,11 +314,8 @@ func (p *preparer) lookup(path, hash string) (stored, moveFrom *store.Note, err 
 		if stored != nil && stored.Hash == hash {
 			return nil
 		}
-		for _, other := range tx.NotesWithHash(hash) {
-			if other == path {
-				continue
-			}
-			if n, _ := tx.LookupNote(other); n != nil && n.Size >= 0 {
+		for _, n := range tx.NotesWithHash(hash) {
+			if n.Path != path && n.Size >= 0 {
 				candidates = append(candidates, n)
 			}
 		}

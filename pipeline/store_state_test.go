@@ -90,8 +90,8 @@ func stateOf(t *testing.T, db *store.DB, pr probe) storeState {
 			return err
 		}
 		for _, h := range pr.hashes {
-			if paths := tx.NotesWithHash(h); len(paths) > 0 {
-				s.Hashes[h] = paths
+			for _, n := range tx.NotesWithHash(h) {
+				s.Hashes[h] = append(s.Hashes[h], n.Path)
 			}
 		}
 		for _, term := range pr.terms {

@@ -93,6 +93,7 @@ func (db *DB) Compact() (before, after int64, err error) {
 	}
 	db.stepDone(stepRenamed)
 	old := db.current.Swap(dst)
+	db.hashes.follow(dst)
 	syncErr := syncDir(filepath.Dir(db.path))
 	// Close waits for the reads still running on the old file, which the
 	// rename unlinked but their mapping keeps.

@@ -38,7 +38,6 @@ const (
 	bucketMeta bucketID = iota
 	bucketFolders
 	bucketNotes
-	bucketHashes
 	bucketChunks
 	bucketChunkTerms
 	bucketPostings
@@ -64,7 +63,7 @@ const (
 // bucketNames are the top-level buckets' names in the file.
 var bucketNames = [bucketCount][]byte{
 	bucketMeta: []byte("meta"), bucketFolders: []byte("folders"), bucketNotes: []byte("notes"),
-	bucketHashes: []byte("hashes"), bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunktermids"),
+	bucketChunks: []byte("chunks"), bucketChunkTerms: []byte("chunktermids"),
 	bucketPostings: []byte("postingblocks"), bucketJobs: []byte("jobs"), bucketJobPaths: []byte("jobpaths"),
 	bucketSkips: []byte("skips"), bucketVectors: []byte("vectors"), bucketEnrich: []byte("enrich"),
 	bucketBlocks: []byte("blocks"),
@@ -72,6 +71,12 @@ var bucketNames = [bucketCount][]byte{
 }
 
 var keySchema = []byte("schema")
+
+// legacyHashes is the bucket that indexed notes by content hash before
+// the index moved into memory (hashindex.go). Open drops it, with no new
+// schema version: a memd that knows it opens the store still, makes it
+// anew, empty, and finds renames only of the notes it writes itself.
+var legacyHashes = []byte("hashes")
 
 // Options tune Open. The zero value is what the daemon uses.
 type Options struct {
@@ -102,6 +107,8 @@ type DB struct {
 	// terms are term ids the lexicon held at the last commits, under
 	// writes (termcache.go).
 	terms termCache
+	// hashes finds notes by content hash (hashindex.go).
+	hashes hashIndex
 }
 
 // Upgrade says what Open did to a store whose index an older memd wrote:
@@ -150,6 +157,7 @@ func Open(path string, o Options) (*DB, error) {
 	}
 	db := &DB{path: path, alarm: newDamageAlarm()}
 	db.current.Store(b)
+	db.hashes.follow(b)
 	if err := db.migrate(); err != nil {
 		b.Close()
 		return nil, err
@@ -202,6 +210,11 @@ func (db *DB) migrate() error {
 		for _, name := range bucketNames {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		if tx.Bucket(legacyHashes) != nil {
+			if err := tx.DeleteBucket(legacyHashes); err != nil {
+				return fmt.Errorf("drop bucket %s: %w", legacyHashes, err)
 			}
 		}
 		meta := tx.Bucket(bucketNames[bucketMeta])
@@ -270,7 +283,7 @@ func (db *DB) Close() error {
 // View runs fn in a read-only transaction that sees one consistent snapshot.
 // A page that bbolt cannot read ends it with a DamageError (see Damaged).
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return db.view(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx, hashes: &db.hashes}) })
 }
 
 // Update runs fn in a read-write transaction. Everything fn writes commits
@@ -278,10 +291,10 @@ func (db *DB) View(fn func(*Tx) error) error {
 // changed the registered folders rewrites the registrations file before
 // Update returns. A page that bbolt cannot read ends it with a DamageError.
 func (db *DB) Update(fn func(*Tx) error) error {
-	var foldersChanged bool
+	var foldersChanged, staged bool
 	err := db.update(func(tx *bolt.Tx) error {
 		db.terms.scratch.records.reset() // the last write's records are written
-		t := &Tx{tx: tx, terms: &db.terms, records: &db.terms.scratch.records}
+		t := &Tx{tx: tx, terms: &db.terms, records: &db.terms.scratch.records, hashes: &db.hashes}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -292,8 +305,19 @@ func (db *DB) Update(fn func(*Tx) error) error {
 		if err := t.flushPostings(); err != nil {
 			return err
 		}
-		return t.flushCounters()
+		if err := t.flushCounters(); err != nil {
+			return err
+		}
+		if staged = len(t.hashEdits) > 0; staged {
+			db.hashes.stage(tx, t.hashEdits)
+			id := tx.ID()
+			tx.OnCommit(func() { db.hashes.commit(id) })
+		}
+		return nil
 	})
+	if staged && err != nil {
+		db.hashes.unstage()
+	}
 	if err == nil && foldersChanged {
 		err = db.keepRegistrations()
 	}
@@ -347,8 +371,12 @@ type Tx struct {
 	postings       *postingEdits
 	counterDeltas  map[string]int64 // counter changes not yet written (counters.go)
 	foldersChanged bool
-	blockDeltas    map[string]map[uint64]int         // folder → block → count change not yet written (blocks.go)
-	blockChanges   map[string]map[uint64]countChange // folder → block → count this transaction changed (blocks.go)
+	// hashes is the store's index of notes by content hash, hashEdits
+	// this transaction's changes to it (hashindex.go).
+	hashes       *hashIndex
+	hashEdits    []hashEdit
+	blockDeltas  map[string]map[uint64]int         // folder → block → count change not yet written (blocks.go)
+	blockChanges map[string]map[uint64]countChange // folder → block → count this transaction changed (blocks.go)
 	// opened holds the top-level buckets this transaction has opened. In a
 	// read transaction bbolt looks a bucket up and allocates it anew on
 	// every Bucket call, and a recall opens one for each chunk it reads.

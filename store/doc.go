@@ -8,6 +8,11 @@
 // form of their own (record.go), not JSON, because they are written for
 // every file indexed and read for every recall hit.
 //
+// Rename detection finds notes by content hash in memory (hashindex.go),
+// derived from the note records and learnt as transactions commit, not
+// in a bucket of its own, whose random keys a bulk add rewrote on every
+// commit.
+//
 // A damaged file never takes the process down: Open checks the meta pages
 // against the file's size before bbolt maps it, every transaction turns a
 // fault or panic raised inside bbolt into a DamageError, and Check runs

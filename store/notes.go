@@ -2,8 +2,8 @@ package store
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -72,7 +72,8 @@ func (t *Tx) putNoteRecord(n *Note) error {
 		return err
 	}
 	t.countBlocks(n.Folder, n.Blocks, +1)
-	return t.bucket(bucketHashes).Put(hashKey(n.Hash, n.Path), nil)
+	t.hashEdits = append(t.hashEdits, hashEdit{hash: n.Hash, path: n.Path, add: true})
+	return nil
 }
 
 // Note returns the note stored at path, or ErrNotFound.
@@ -99,16 +100,19 @@ func (t *Tx) LookupNote(path string) (*Note, error) {
 	return n, nil
 }
 
-// NotesWithHash lists the paths of stored notes whose content hash is hash.
-func (t *Tx) NotesWithHash(hash string) []string {
-	prefix, err := hex.DecodeString(hash)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	c := t.bucket(bucketHashes).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		out = append(out, string(k[len(prefix):]))
+// NotesWithHash returns the notes stored in this transaction whose content
+// hash is hash, in path order, less any that a commit since this
+// transaction began has deleted, moved or changed (the index it asks is
+// current, not a snapshot's: such a note is gone by the time a write could
+// move it). A note whose record does not decode is left out.
+func (t *Tx) NotesWithHash(hash string) []*Note {
+	paths := t.hashes.candidates(t, hash)
+	slices.Sort(paths)
+	var out []*Note
+	for _, path := range slices.Compact(paths) {
+		if n, _ := t.LookupNote(path); n != nil && n.Hash == hash {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -193,9 +197,7 @@ func (t *Tx) deleteNote(key string, n *Note, fps []string) error {
 	if err := t.bucket(bucketNotes).Delete([]byte(key)); err != nil {
 		return err
 	}
-	if err := t.bucket(bucketHashes).Delete(hashKey(n.Hash, key)); err != nil {
-		return err
-	}
+	t.hashEdits = append(t.hashEdits, hashEdit{hash: n.Hash, path: key})
 	t.countBlocks(n.Folder, n.Blocks, -1)
 	if err := t.FinishEnrich(key); err != nil {
 		return err
@@ -216,9 +218,7 @@ func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 	if err := t.bucket(bucketNotes).Delete([]byte(old.Path)); err != nil {
 		return nil, err
 	}
-	if err := t.bucket(bucketHashes).Delete(hashKey(old.Hash, old.Path)); err != nil {
-		return nil, err
-	}
+	t.hashEdits = append(t.hashEdits, hashEdit{hash: old.Hash, path: old.Path})
 	t.countBlocks(old.Folder, old.Blocks, -1)
 	if replaced, err = t.DeleteNote(n.Path); err != nil {
 		return nil, err
@@ -238,14 +238,6 @@ func (t *Tx) MoveNote(old, n *Note) (replaced *Note, err error) {
 		return nil, err
 	}
 	return replaced, t.putNoteRecord(n)
-}
-
-func hashKey(hash, path string) []byte {
-	h, err := hex.DecodeString(hash)
-	if err != nil || len(h) == 0 {
-		h = []byte(hash)
-	}
-	return append(h, path...)
 }
 
 // CountNotes counts the notes whose path starts with prefix without decoding

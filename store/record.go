@@ -341,3 +341,23 @@ func decodeChunkPath(v []byte) (string, error) {
 	}
 	return path, nil
 }
+
+// noteRecordHash is the Hash of note record v, read without decoding the
+// fields after it; the bytes are v's. ok is false when it does not decode.
+func noteRecordHash(v []byte) (hash []byte, ok bool) {
+	if len(v) > 0 && v[0] == '{' { // schema 1's JSON, decoded whole
+		var n Note
+		err := decodeNote(v, &n)
+		return []byte(n.Hash), err == nil
+	}
+	if len(v) == 0 || v[0] != recordBinary && v[0] != recordNoteAliases {
+		return nil, false
+	}
+	r := recordReader{b: v[1:]}
+	r.raw() // path
+	r.raw() // folder
+	r.int() // size
+	r.time()
+	hash = r.raw()
+	return hash, r.err == nil
+}

@@ -227,7 +227,7 @@ func TestMoveNoteKeepsChunks(t *testing.T) {
 	db := openTest(t)
 	n := put(t, db, "/f/old.md", "abcd", chunkOf("hello", "hello"))
 	err := db.Update(func(tx *Tx) error {
-		if got := tx.NotesWithHash("abcd"); !slices.Equal(got, []string{"/f/old.md"}) {
+		if got := notesWithHash(t, tx, "abcd"); !slices.Equal(got, []string{"/f/old.md"}) {
 			t.Errorf("NotesWithHash = %v", got)
 		}
 		old, err := tx.Note("/f/old.md")
@@ -261,7 +261,7 @@ func TestMoveNoteKeepsChunks(t *testing.T) {
 		if p, err := tx.ChunkPath(n.Chunks[0]); p != "/f/new.md" || err != nil {
 			t.Errorf("ChunkPath after move = %q, %v", p, err)
 		}
-		if got := tx.NotesWithHash("abcd"); !slices.Equal(got, []string{"/f/new.md"}) {
+		if got := notesWithHash(t, tx, "abcd"); !slices.Equal(got, []string{"/f/new.md"}) {
 			t.Errorf("NotesWithHash after move = %v", got)
 		}
 		return nil
@@ -502,7 +502,7 @@ func TestDeleteNoteByKeyNotRecordPath(t *testing.T) {
 		if n == nil || err != nil || len(n.Chunks) != 1 || n.Chunks[0] != b.Chunks[0] {
 			t.Errorf("%s after deleting %s: %+v, %v", b.Path, a.Path, n, err)
 		}
-		if got := tx.NotesWithHash("bb"); len(got) != 1 || got[0] != b.Path {
+		if got := notesWithHash(t, tx, "bb"); len(got) != 1 || got[0] != b.Path {
 			t.Errorf("hash index of %s: %v", b.Path, got)
 		}
 		return nil
