@@ -235,7 +235,8 @@ func (s *boilerplateSettle) settle(tx *store.Tx, exact bool) error {
 // reads the folder's note records: a block crosses the threshold seldom
 // (as a folder is first indexed, then when a template changes), and the
 // records list each note's blocks, where an index of holders would cost a
-// bbolt write for every block of every note. A note written in this
+// bbolt write for every block of every note; only their folder and blocks
+// are read (ForEachNoteBlocks). A note written in this
 // transaction is judged by what it wrote, without decoding its record:
 // on a first index that is every note (3% of indexing the Dendron vault).
 func (s *boilerplateSettle) holders(tx *store.Tx, folder string, ids map[string]bool, redo map[string]bool) error {
@@ -249,13 +250,13 @@ func (s *boilerplateSettle) holders(tx *store.Tx, folder string, ids map[string]
 		}
 		return false
 	}
-	return tx.ForEachNoteWhere(dirPrefix(folder), unwritten, func(n *store.Note) error {
-		if n.Folder != folder {
+	return tx.ForEachNoteBlocks(dirPrefix(folder), unwritten, func(path, of []byte, blocks [][]byte) error {
+		if string(of) != folder {
 			return nil
 		}
-		for _, id := range n.Blocks {
-			if _, ok := ids[id]; ok {
-				redo[n.Path] = true
+		for _, id := range blocks {
+			if _, ok := ids[string(id)]; ok {
+				redo[string(path)] = true
 				return nil
 			}
 		}

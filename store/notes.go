@@ -123,6 +123,32 @@ func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
 	return t.ForEachNoteWhere(prefix, nil, fn)
 }
 
+// ForEachNoteBlocks calls fn with the path, folder and blocks of every
+// note whose path starts with prefix and want accepts (all when nil),
+// decoding no other field of its record: what a block's holders are
+// found by (a settle's scan of a folder of 100k notes decoded each whole).
+// fn must keep none of its arguments, which are the store's bytes, past
+// the call.
+func (t *Tx) ForEachNoteBlocks(prefix string, want func(path []byte) bool, fn func(path, folder []byte, blocks [][]byte) error) error {
+	c := t.bucket(bucketNotes).Cursor()
+	p := []byte(prefix)
+	var blocks [][]byte
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		if want != nil && !want(k) {
+			continue
+		}
+		folder, bs, ok := noteRecordBlocks(v, blocks)
+		if !ok {
+			return fmt.Errorf("note %s: %w", k, errDamaged)
+		}
+		blocks = bs
+		if err := fn(k, folder, blocks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ForEachNoteWhere is ForEachNote for the notes whose path want accepts
 // (all when want is nil); the others are not decoded, which is most of a
 // walk's cost. want must not keep path, whose bytes are the store's.

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -257,5 +259,32 @@ func TestSkipCounter(t *testing.T) {
 	defer db.Close()
 	if n := skipped(); n != 1 {
 		t.Fatalf("Skipped = %d after reopening a store without the counter, want 1", n)
+	}
+}
+
+// noteRecordBlocks reads a record's folder and blocks as decodeNote does,
+// from either form, and a record cut short of its blocks is an error.
+func TestNoteRecordBlocks(t *testing.T) {
+	n := sampleNote()
+	nj, _ := json.Marshal(&n)
+	bare := Note{Path: "/p", Folder: "/"}
+	for name, rec := range map[string][]byte{"binary": encodeNote(nil, &n), "JSON": nj, "no blocks": encodeNote(nil, &bare)} {
+		var want Note
+		if err := decodeNote(rec, &want); err != nil {
+			t.Fatal(err)
+		}
+		folder, blocks, ok := noteRecordBlocks(rec, make([][]byte, 5))
+		var got []string
+		for _, b := range blocks {
+			got = append(got, string(b))
+		}
+		if !ok || string(folder) != want.Folder || !slices.Equal(got, want.Blocks) {
+			t.Errorf("%s record: folder %q blocks %q (%v), want %q %q", name, folder, got, ok, want.Folder, want.Blocks)
+		}
+	}
+	rec := encodeNote(nil, &n)
+	cut := bytes.Index(rec, []byte("b2")) + 1 // inside the last block
+	if _, _, ok := noteRecordBlocks(rec[:cut], nil); ok {
+		t.Errorf("a record cut inside its blocks read as whole")
 	}
 }
