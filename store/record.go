@@ -365,8 +365,8 @@ func noteRecordBlocks(v []byte, blocks [][]byte) (folder []byte, _ [][]byte, ok 
 	folder = r.raw()
 	r.int() // size
 	r.time()
-	r.raw() // hash
-	r.raw() // title
+	r.raw()       // hash
+	r.raw()       // title
 	for range 2 { // tags, links
 		for n := r.count(); n > 0; n-- {
 			r.raw()
