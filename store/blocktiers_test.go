@@ -179,6 +179,9 @@ func TestBlockTiersMatchModel(t *testing.T) {
 	if stats.baseMerges < 3 || stats.classMerges < 3 || stats.maxClass < 1 {
 		t.Errorf("the test crossed too few merges: %+v", stats)
 	}
+	if err := db.checkBlocks(); err != nil {
+		t.Error(err)
+	}
 }
 
 // checkCrossings compares what BlockCrossings said with the counts before
@@ -298,6 +301,9 @@ func TestBlockTiersFollowNotes(t *testing.T) {
 		}
 		return nil
 	})
+	if err := db.checkBlocks(); err != nil {
+		t.Error(err)
+	}
 }
 
 // A commit of one note into a folder of many counted blocks adds a run of
