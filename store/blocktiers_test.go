@@ -389,3 +389,19 @@ func TestBlockTiersReadSchema3Counts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// seekEntry finds what findEntry finds, wherever in the run it is.
+func TestSeekEntry(t *testing.T) {
+	for n := range 40 {
+		var run []byte
+		for i := range n {
+			run = appendEntry(run, uint64(2*i+2), 1)
+		}
+		for id := range uint64(2*n + 4) {
+			at, ok := seekEntry(run, id)
+			if wantAt, want := findEntry(run, id); at != wantAt || ok != want {
+				t.Fatalf("%d entries, id %d: seekEntry = %d, %v; findEntry = %d, %v", n, id, at, ok, wantAt, want)
+			}
+		}
+	}
+}
