@@ -9,29 +9,30 @@ import (
 
 // A folder's block counts are kept in tiers, a small log-structured merge:
 // counts add up, so a tier may hold changes of counts, and a block's count
-// is the sum over the tiers. The base is the blockShards shards of counts
-// (blocks.go), the whole of schema 3's form; beside it are runs, each one
-// sorted value of entries as wide as the base's whose 4 bytes are a signed
-// change. A run is the one value (key runValue) of a bucket of its own
-// (key runPrefix, then a sequence number): bbolt keeps at least two keys to
-// a leaf and never splits one of four or fewer, so runs side by side in
-// one leaf were written again with every run put beside them (87 MB
-// spilled over the 100k notes' index instead of 54). A transaction adds its
-// changes as a run of its own instead of rewriting the shards they fall in:
-// a bulk add's commit brings ~20k new blocks, which touch every shard, so
-// every commit rewrote the whole base (a first index of 100k notes spilled
-// 348 MB of pages for a 12 MB bucket).
+// is the sum over the tiers. A bulk add's commit brings ~20k new blocks,
+// which touch every shard, so a commit that rewrote the shards it touched
+// rewrote the whole bucket (a first index of 100k notes spilled 348 MB of
+// pages for a 12 MB bucket); a transaction adds its changes as a run
+// instead.
+//
+// The base is the blockShards shards of counts (blocks.go), the whole of
+// schema 3's form. A run is one sorted value of entries as wide as the
+// base's, whose 4 bytes are a signed change, the one value (key runValue)
+// of a bucket of its own (key runPrefix, then a sequence number): bbolt
+// keeps at least two keys to a leaf and never splits one of four or
+// fewer, so runs side by side in one leaf were written again with every
+// run put beside them (87 MB spilled over the 100k notes' index, not 54).
 //
 // When runsPerClass runs of one size class (under 16 KiB, then each class
 // runsPerClass times the last) gather, they are merged into one, so a
 // change is rewritten once a class it climbs, not once a commit. When the
 // runs hold more than 1/baseShare of the base's bytes they are all merged
-// into the base, where the counts that reach 0 go; the base then grows by
-// half at least between merges, and a first index writes each block about
-// three times in all. Simulated over the 100k notes' 49 commits, the bytes
-// written are 46 MB (runsPerClass 4, baseShare 2), 67 MB (4, 4: the base
-// merged more often), 44 MB (4, 1: runs as large as the base, to read
-// through); runsPerClass 2 writes 63 MB, 8 keeps up to 7 runs a class.
+// into the base, where the counts that reach 0 go; so the base grows by
+// half at least between merges, and the runs a read goes through are at
+// most half its size again. Pages of the blocks bucket a first index of
+// the 100k notes (49 commits) spilled, by runsPerClass and baseShare:
+// 4 and 2, 54 MB; 4 and 1, 45 MB (runs as large as the base); 4 and 4,
+// 74 MB; 3 and 2, 57 MB; 8 and 2, 52 MB (up to 7 runs a class).
 const (
 	runPrefix    = 0xfe
 	runValue     = 0
@@ -101,8 +102,9 @@ func (c *blockCounter) count(id uint64) int {
 }
 
 // seekEntry is findEntry for an id likely near the start of run: it
-// doubles its step from there, then halves it, so that a commit's ~20k ids
-// read through a run of ~80k take a few steps each, not 17.
+// doubles its step from there, then searches the last step, so that a
+// commit's ~20k ids read in order through a run of ~80k take a few steps
+// each, not 17.
 func seekEntry(run []byte, id uint64) (int, bool) {
 	end := blockEntryBytes
 	for end < len(run) && binary.BigEndian.Uint64(run[end:]) < id {
@@ -188,19 +190,20 @@ func (t *Tx) mergeRuns(tiers *blockTiers, which []int) error {
 	a := t.arena()
 	merged := a.claim(mergeEntries(a.room(size), false, parts...))
 	key := tiers.runs[which[0]].key
-	for _, w := range which[1:] {
-		if err := tiers.b.DeleteBucket(tiers.runs[w].key); err != nil {
-			return err
+	var rest []blockRun
+	for i, r := range tiers.runs {
+		if !slices.Contains(which, i) {
+			rest = append(rest, r)
+		} else if i != which[0] {
+			if err := tiers.b.DeleteBucket(r.key); err != nil {
+				return err
+			}
 		}
 	}
-	tiers.runs[which[0]].entries = merged
-	for _, w := range slices.Backward(which[1:]) {
-		tiers.runs = slices.Delete(tiers.runs, w, w+1)
-	}
-	if len(merged) == 0 {
-		tiers.runs = slices.DeleteFunc(tiers.runs, func(r blockRun) bool { return len(r.entries) == 0 })
+	if tiers.runs = rest; len(merged) == 0 {
 		return tiers.b.DeleteBucket(key)
 	}
+	tiers.runs = append(tiers.runs, blockRun{key, merged})
 	return tiers.b.Bucket(key).Put([]byte{runValue}, merged)
 }
 
@@ -232,13 +235,13 @@ func (t *Tx) mergeIntoBase(tiers *blockTiers) error {
 	changes := mergeEntries(make([]byte, 0, size), false, parts...)
 	a := t.arena()
 	for len(changes) > 0 {
-		n := len(changes)
+		end := len(changes) // of the changes in the shard of the first
 		if s := shardOf(binary.BigEndian.Uint64(changes)); s < blockShards-1 {
-			n, _ = findEntry(changes, uint64(s+1)<<54)
+			end, _ = findEntry(changes, uint64(s+1)<<54)
 		}
 		key := shardKey(binary.BigEndian.Uint64(changes))
 		old := tiers.b.Get(key)
-		shard := a.claim(mergeEntries(a.room(len(old)+n), true, old, changes[:n]))
+		shard := a.claim(mergeEntries(a.room(len(old)+end), true, old, changes[:end]))
 		var err error
 		if len(shard) == 0 {
 			err = tiers.b.Delete(key)
@@ -248,7 +251,7 @@ func (t *Tx) mergeIntoBase(tiers *blockTiers) error {
 		if err != nil {
 			return err
 		}
-		changes = changes[n:]
+		changes = changes[end:]
 	}
 	return nil
 }
