@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -358,10 +359,14 @@ func TestBlockTiersCommitWhatChanged(t *testing.T) {
 	}
 }
 
-// A schema 3 store's counts, the base alone, are read as they are and
-// taken as the base by the commits after.
+// A schema 3 store's counts, the base alone, open as schema 4's base, read
+// as they are and taken as the base by the commits after.
 func TestBlockTiersReadSchema3Counts(t *testing.T) {
-	db := openTest(t)
+	path := filepath.Join(t.TempDir(), "memd.db")
+	db, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ids := []uint64{5, 1 << 60, 1<<60 + 9}
 	if err := db.Update(func(tx *Tx) error {
 		b, err := tx.bucket(bucketBlocks).CreateBucketIfNotExists([]byte("/v"))
@@ -371,10 +376,24 @@ func TestBlockTiersReadSchema3Counts(t *testing.T) {
 		if err := b.Put(shardKey(ids[0]), appendEntry(nil, ids[0], 7)); err != nil {
 			return err
 		}
-		return b.Put(shardKey(ids[1]), appendEntry(appendEntry(nil, ids[1], 2), ids[2], 12))
+		if err := b.Put(shardKey(ids[1]), appendEntry(appendEntry(nil, ids[1], 2), ids[2], 12)); err != nil {
+			return err
+		}
+		return tx.bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, 3))
 	}); err != nil {
 		t.Fatal(err)
 	}
+	db.Close()
+	if db, err = Open(path, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.View(func(tx *Tx) error {
+		if v := binary.BigEndian.Uint64(tx.Meta(string(keySchema))); v != SchemaVersion {
+			t.Errorf("a schema 3 store opens as schema %d", v)
+		}
+		return nil
+	})
 	m := &countModel{counts: map[string]map[uint64]int{"/v": {ids[0]: 7, ids[1]: 2, ids[2]: 12}}}
 	if err := db.Update(func(tx *Tx) error {
 		tx.countBlocks("/v", []string{blockID(ids[1]), blockID(ids[1]), blockID(ids[1])}, -1)
