@@ -12,10 +12,7 @@ import (
 func BenchmarkBlockCountsEdit(b *testing.B) {
 	db := openTest(b)
 	rng := rand.New(rand.NewPCG(7, 8))
-	ids := make([]string, 1_000_000)
-	for i := range ids {
-		ids[i] = blockID(rng.Uint64())
-	}
+	ids := randomBlockIDs(rng, 1_000_000)
 	for at := 0; at < len(ids); at += 20_000 {
 		if err := db.Update(func(tx *Tx) error { tx.countBlocks("/v", ids[at:at+20_000], +1); return nil }); err != nil {
 			b.Fatal(err)

@@ -18,6 +18,15 @@ var errRollBack = errors.New("rolled back")
 
 func blockID(k uint64) string { return hex.EncodeToString(binary.BigEndian.AppendUint64(nil, k)) }
 
+// randomBlockIDs is n block ids, spread over the shards as parse's are.
+func randomBlockIDs(rng *rand.Rand, n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = blockID(rng.Uint64())
+	}
+	return ids
+}
+
 // countModel is what the block counts must be: per folder, block → count,
 // with a transaction's changes clamped at 0 each time they are read, as
 // flushBlocks writes them.
@@ -221,10 +230,7 @@ func checkCrossings(t *testing.T, n int, before, after *countModel, got []BlockC
 func TestBlockTiersFollowNotes(t *testing.T) {
 	db := openTest(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	pool := make([]string, 800)
-	for i := range pool {
-		pool[i] = blockID(rng.Uint64())
-	}
+	pool := randomBlockIDs(rng, 800)
 	notes := map[string]*Note{}
 	randomNote := func(path string) *Note {
 		n := blockNote(path)
@@ -313,10 +319,7 @@ func TestBlockTiersFollowNotes(t *testing.T) {
 func TestBlockTiersCommitWhatChanged(t *testing.T) {
 	db := openTest(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	big := make([]string, 20000)
-	for i := range big {
-		big[i] = blockID(rng.Uint64())
-	}
+	big := randomBlockIDs(rng, 20000)
 	if err := db.Update(func(tx *Tx) error { tx.countBlocks("/v", big, +1); return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -13,20 +13,7 @@ import (
 // counts above 0, runs in buckets of their own with changes other than 0,
 // entries in ascending order of id, and no block's count summing below 0.
 // Its first finding is a DamageError.
-func (db *DB) checkBlocks() error {
-	var problem string
-	err := db.View(func(t *Tx) error {
-		problem = t.blocksProblem()
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if problem != "" {
-		return damaged(db.path, problem)
-	}
-	return nil
-}
+func (db *DB) checkBlocks() error { return db.checkDecoded((*Tx).blocksProblem, "") }
 
 var errFound = errors.New("found a problem")
 
