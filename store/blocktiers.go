@@ -188,7 +188,7 @@ func (t *Tx) mergeRuns(tiers *blockTiers, which []int) error {
 		size += len(parts[i])
 	}
 	a := t.arena()
-	merged := a.claim(mergeEntries(a.room(size), false, parts...))
+	merged := a.claim(mergeEntries(a.room(size), parts...))
 	key := tiers.runs[which[0]].key
 	var rest []blockRun
 	for i, r := range tiers.runs {
@@ -232,7 +232,7 @@ func (t *Tx) mergeIntoBase(tiers *blockTiers) error {
 		size += len(r.entries)
 	}
 	tiers.runs = nil
-	changes := mergeEntries(make([]byte, 0, size), false, parts...)
+	changes := mergeEntries(make([]byte, 0, size), parts...)
 	a := t.arena()
 	for len(changes) > 0 {
 		end := len(changes) // of the changes in the shard of the first
@@ -241,7 +241,7 @@ func (t *Tx) mergeIntoBase(tiers *blockTiers) error {
 		}
 		key := shardKey(binary.BigEndian.Uint64(changes))
 		old := tiers.b.Get(key)
-		shard := a.claim(mergeEntries(a.room(len(old)+end), true, old, changes[:end]))
+		shard := a.claim(mergeEntries(a.room(len(old)+end), old, changes[:end]))
 		var err error
 		if len(shard) == 0 {
 			err = tiers.b.Delete(key)
@@ -257,9 +257,10 @@ func (t *Tx) mergeIntoBase(tiers *blockTiers) error {
 }
 
 // mergeEntries appends to dst the entries of parts (each in id order)
-// summed by id, leaving out sums of 0, and into the base (counts, not
-// changes) those below 0 too.
-func mergeEntries(dst []byte, intoBase bool, parts ...[]byte) []byte {
+// summed by id, leaving out sums of 0. Merged into the base no sum is
+// below 0: each run's changes keep the count they change at 0 or more
+// (flushFolderBlocks).
+func mergeEntries(dst []byte, parts ...[]byte) []byte {
 	parts = slices.Clone(parts)
 	for {
 		var id uint64
@@ -279,7 +280,7 @@ func mergeEntries(dst []byte, intoBase bool, parts ...[]byte) []byte {
 				parts[i] = p[blockEntryBytes:]
 			}
 		}
-		if sum > 0 || sum < 0 && !intoBase {
+		if sum != 0 {
 			dst = appendEntry(dst, id, sum)
 		}
 	}

@@ -67,7 +67,7 @@ func folderBlocksProblem(b *bolt.Bucket) string {
 			return fmt.Sprintf("key %x is neither a shard nor a run", k)
 		}
 	}
-	sums := mergeEntries(nil, false, append(parts, base)...)
+	sums := mergeEntries(nil, append(parts, base)...)
 	for at := 0; at < len(sums); at += blockEntryBytes {
 		if n := entryValue(sums[at:]); n < 0 {
 			return fmt.Sprintf("block %016x is counted %d times", binary.BigEndian.Uint64(sums[at:]), n)
