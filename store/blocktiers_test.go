@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-var errRollBack = errors.New("rolled back")
+var errRolledBack = errors.New("rolled back")
 
 func blockID(k uint64) string { return hex.EncodeToString(binary.BigEndian.AppendUint64(nil, k)) }
 
@@ -161,12 +161,12 @@ func TestBlockTiersMatchModel(t *testing.T) {
 				return err
 			}
 			if rollBack {
-				return errRollBack
+				return errRolledBack
 			}
 			return nil
 		})
 		if rollBack {
-			if !errors.Is(err, errRollBack) {
+			if !errors.Is(err, errRolledBack) {
 				t.Fatalf("transaction %d: %v", n, err)
 			}
 		} else {
@@ -285,11 +285,11 @@ func TestBlockTiersFollowNotes(t *testing.T) {
 				}
 			}
 			if rollBack {
-				return errRollBack
+				return errRolledBack
 			}
 			return nil
 		})
-		if rollBack && !errors.Is(err, errRollBack) || !rollBack && err != nil {
+		if rollBack && !errors.Is(err, errRolledBack) || !rollBack && err != nil {
 			t.Fatalf("transaction %d: %v", n, err)
 		}
 		if !rollBack {
