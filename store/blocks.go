@@ -9,16 +9,18 @@ import (
 
 // The blocks bucket counts, per folder, how many notes hold each block, so
 // a block repeated across many notes (a template's footer) can be told
-// from a note's own text. It holds one nested bucket per folder; in it,
-// the blocks are spread over blockShards values by the top bits of their
-// id (the 16 hex digits of parse's ids, as 8 bytes), each value a sorted
-// run of fixed-width entries: id (8 bytes), count (4 bytes, big-endian).
+// from a note's own text. It holds one nested bucket per folder; in it, the
+// base tier spreads the blocks over blockShards values by the top bits of
+// their id (the 16 hex digits of parse's ids, as 8 bytes), each value a
+// sorted run of fixed-width entries: id (8 bytes), count (4 bytes,
+// big-endian). Beside the base are runs of count changes (blocktiers.go),
+// and a block's count is the sum over the tiers.
 //
 // Counts, not a key per block and note: most blocks are in one note only,
 // and a key each would cost a first index of the Dendron vault about 20,000
-// bbolt writes (a fifth of its CPU); a transaction instead rewrites the
-// shards its notes touched, once. The notes holding a block are found, when
-// needed, from the note records, which list their blocks.
+// bbolt writes (a fifth of its CPU); a transaction instead adds its
+// changes as one run. The notes holding a block are found, when needed,
+// from the note records, which list their blocks.
 //
 // Counts change with the note record (putNoteRecord, deleteNote, MoveNote),
 // in the note's transaction; the changes wait in the transaction until a
@@ -52,15 +54,9 @@ func (t *Tx) BlockHoldersOf(folder string, ids []string) ([]int, error) {
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-	var run []byte
-	shard := -1
+	counts := readTiers(b).counter()
 	for _, i := range order {
-		if s := int(shardOf(keys[i])); s != shard {
-			run, shard = b.Get(shardKey(keys[i])), s
-		}
-		if at, ok := findEntry(run, keys[i]); ok {
-			out[i] = int(binary.BigEndian.Uint32(run[at+8:]))
-		}
+		out[i] = counts.count(keys[i])
 	}
 	return out, nil
 }
@@ -140,43 +136,38 @@ func (t *Tx) countBlocks(folder string, ids []string, delta int) {
 	}
 }
 
-// flushBlocks writes the count changes waiting in t.blockDeltas, rewriting
-// each shard they touch once, and records them in t.blockChanges.
+// flushBlocks writes the count changes waiting in t.blockDeltas, a run
+// a folder, and records them in t.blockChanges.
 func (t *Tx) flushBlocks() error {
 	for folder, deltas := range t.blockDeltas {
-		ids := make([]uint64, 0, len(deltas))
-		for id, d := range deltas {
-			if d != 0 {
-				ids = append(ids, id)
-			}
-		}
-		slices.Sort(ids)
-		for len(ids) > 0 {
-			n := 1
-			for n < len(ids) && shardOf(ids[n]) == shardOf(ids[0]) {
-				n++
-			}
-			if err := t.rewriteShard(folder, ids[:n], deltas); err != nil {
-				return err
-			}
-			ids = ids[n:]
+		if err := t.flushFolderBlocks(folder, deltas); err != nil {
+			return err
 		}
 		delete(t.blockDeltas, folder)
 	}
 	return nil
 }
 
-// rewriteShard applies deltas of ids, blocks of folder in one shard in
-// order, to that shard.
-func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) error {
+// flushFolderBlocks adds deltas, count changes of blocks of folder, as a
+// run of the changes they make: a count stays at 0 or more, so a change
+// below that changes it less.
+func (t *Tx) flushFolderBlocks(folder string, deltas map[uint64]int) error {
+	ids := make([]uint64, 0, len(deltas))
+	for id, d := range deltas {
+		if d != 0 {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
 	b, err := t.bucket(bucketBlocks).CreateBucketIfNotExists([]byte(folder))
 	if err != nil {
 		return err
 	}
-	key := shardKey(ids[0])
-	old := b.Get(key)
-	a := t.arena()
-	run := a.room(len(old) + len(ids)*blockEntryBytes)
+	tiers := readTiers(b)
+	counts := tiers.counter()
 	if t.blockChanges == nil {
 		t.blockChanges = map[string]map[uint64]countChange{}
 	}
@@ -185,20 +176,13 @@ func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) er
 		changes = make(map[uint64]countChange, len(deltas))
 		t.blockChanges[folder] = changes
 	}
+	a := t.arena()
+	run := a.room(len(ids) * blockEntryBytes)
 	for _, id := range ids {
-		i, found := findEntry(old, id)
-		before := 0
-		if found {
-			before = int(binary.BigEndian.Uint32(old[i+8:]))
-		}
-		run = append(run, old[:i]...)
-		if found {
-			i += blockEntryBytes
-		}
-		old = old[i:]
+		before := counts.count(id)
 		after := max(0, before+deltas[id])
-		if after > 0 {
-			run = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(run, id), uint32(after))
+		if after != before {
+			run = appendEntry(run, id, after-before)
 		}
 		c, seen := changes[id]
 		if !seen {
@@ -207,11 +191,10 @@ func (t *Tx) rewriteShard(folder string, ids []uint64, deltas map[uint64]int) er
 		c.after = after
 		changes[id] = c
 	}
-	run = a.claim(append(run, old...))
-	if len(run) == 0 {
-		return b.Delete(key)
+	if run = a.claim(run); len(run) == 0 {
+		return nil
 	}
-	return b.Put(key, run)
+	return t.addRun(&tiers, run)
 }
 
 // findEntry returns the offset in run of the entry of id, or of the first

@@ -12,16 +12,23 @@ import (
 // chunk with a posting has at least one term), every span's lengths and
 // every chunk term record. Its first finding is a DamageError.
 func (db *DB) checkLexicon() error {
-	var problem string
+	return db.checkDecoded((*Tx).lexiconProblem, "; `memctl reindex` rebuilds the index")
+}
+
+// checkDecoded runs problem, a check of what bbolt's check cannot judge,
+// in a read transaction; what it finds, with hint after it, is a
+// DamageError.
+func (db *DB) checkDecoded(problem func(*Tx) string, hint string) error {
+	var found string
 	err := db.View(func(t *Tx) error {
-		problem = t.lexiconProblem()
+		found = problem(t)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if problem != "" {
-		return damaged(db.path, problem+"; `memctl reindex` rebuilds the index")
+	if found != "" {
+		return damaged(db.path, found+hint)
 	}
 	return nil
 }

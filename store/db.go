@@ -28,7 +28,11 @@ import (
 //     of ids instead of in every posting (postings.go). Open rebuilds a
 //     schema 2 index from its chunk term records (migrate.go), a span of
 //     chunk ids a transaction, and records the new version with the last.
-const SchemaVersion = 3
+//  4. Block counts in tiers (blocktiers.go): schema 3's shards are the
+//     base, with runs of count changes beside them. Nothing is rewritten,
+//     but a memd that knows only schema 3 would read the base alone, too
+//     low or high a count, so it refuses the file instead.
+const SchemaVersion = 4
 
 // bucketID names one of the top-level buckets, all created when the store
 // opens and never deleted.

@@ -1,7 +1,8 @@
 // Package store keeps memd's state in one bbolt file: folders, notes, chunks,
 // lexical postings with their statistics, vectors, the durable job queue,
 // and per folder how many notes hold each block (to tell a template's
-// blocks from a note's own text).
+// blocks from a note's own text), in tiers whose counts add up, so that a
+// commit writes the counts it changed, not the folder's (blocktiers.go).
 //
 // A note is replaced in one transaction, so a reader sees the old note or the
 // new one, never half of each. Note and chunk records are a small binary
