@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -201,9 +203,10 @@ func TestRecountBlocks(t *testing.T) {
 	}
 }
 
-// TestForEachNoteWhereDecodesOnlyWanted: the notes want refuses are not
-// handed to fn, and the rest come in path order under the prefix.
-func TestForEachNoteWhereDecodesOnlyWanted(t *testing.T) {
+// TestForEachNoteBlocksReadsOnlyWanted: the notes want refuses are not
+// handed to fn, and the rest come in path order under the prefix, with
+// their folder and blocks.
+func TestForEachNoteBlocksReadsOnlyWanted(t *testing.T) {
 	db := openTest(t)
 	err := db.Update(func(tx *Tx) error {
 		for _, p := range []string{"/v/a.md", "/v/b.md", "/v/c.md", "/w/d.md"} {
@@ -219,7 +222,13 @@ func TestForEachNoteWhereDecodesOnlyWanted(t *testing.T) {
 	var asked, got []string
 	err = db.View(func(tx *Tx) error {
 		want := func(path []byte) bool { asked = append(asked, string(path)); return string(path) != "/v/b.md" }
-		return tx.ForEachNoteWhere("/v/", want, func(n *Note) error { got = append(got, n.Path); return nil })
+		return tx.ForEachNoteBlocks("/v/", want, func(path, folder []byte, blocks [][]byte) error {
+			if string(folder) != "/v" || len(blocks) != 1 || string(blocks[0]) != "x" {
+				t.Errorf("%s: folder %q, blocks %q", path, folder, blocks)
+			}
+			got = append(got, string(path))
+			return nil
+		})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -249,5 +258,29 @@ func TestBlockHoldersOfSaysWhenPendingCountsFail(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatal("the transaction committed counts it could not write")
+	}
+}
+
+// sortKeyed orders ids by id, each with its place, short lists and long.
+func TestSortKeyed(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 5, 255, 256, 3000} {
+		ids := make([]keyedID, n)
+		for i := range ids {
+			ids[i] = keyedID{r.Uint64() >> (r.IntN(4) * 16), int32(i)}
+		}
+		want := slices.Clone(ids)
+		slices.SortStableFunc(want, func(a, b keyedID) int { return cmp.Compare(a.id, b.id) })
+		if got := sortKeyed(slices.Clone(ids)); !slices.EqualFunc(got, want, func(a, b keyedID) bool { return a.id == b.id }) {
+			t.Errorf("%d ids: not sorted", n)
+		} else {
+			seen := map[int32]bool{}
+			for _, k := range got {
+				if seen[k.at] || ids[k.at] != k {
+					t.Fatalf("%d ids: %v lost its place", n, k)
+				}
+				seen[k.at] = true
+			}
+		}
 	}
 }

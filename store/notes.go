@@ -120,7 +120,18 @@ func (t *Tx) NotesWithHash(hash string) []*Note {
 // ForEachNote calls fn for every note whose path starts with prefix, in path
 // order; "" visits all. fn must not keep n past the call.
 func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
-	return t.ForEachNoteWhere(prefix, nil, fn)
+	c := t.bucket(bucketNotes).Cursor()
+	p := []byte(prefix)
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		var n Note
+		if err := decodeNote(v, &n); err != nil {
+			return fmt.Errorf("note %s: %w", k, err)
+		}
+		if err := fn(&n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ForEachNoteBlocks calls fn with the path, folder and blocks of every
@@ -143,27 +154,6 @@ func (t *Tx) ForEachNoteBlocks(prefix string, want func(path []byte) bool, fn fu
 		}
 		blocks = bs
 		if err := fn(k, folder, blocks); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ForEachNoteWhere is ForEachNote for the notes whose path want accepts
-// (all when want is nil); the others are not decoded, which is most of a
-// walk's cost. want must not keep path, whose bytes are the store's.
-func (t *Tx) ForEachNoteWhere(prefix string, want func(path []byte) bool, fn func(n *Note) error) error {
-	c := t.bucket(bucketNotes).Cursor()
-	p := []byte(prefix)
-	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-		if want != nil && !want(k) {
-			continue
-		}
-		var n Note
-		if err := decodeNote(v, &n); err != nil {
-			return fmt.Errorf("note %s: %w", k, err)
-		}
-		if err := fn(&n); err != nil {
 			return err
 		}
 	}
