@@ -254,12 +254,31 @@ func shardKey(id uint64) []byte { return binary.BigEndian.AppendUint16(nil, shar
 // big-endian, so numbers sort as the ids do); false for anything else
 // (nothing parse makes).
 func decodeBlockID(id string) (uint64, bool) {
-	var b [8]byte
 	if len(id) != 16 {
 		return 0, false
 	}
-	if _, err := hex.Decode(b[:], []byte(id)); err != nil {
-		return 0, false
+	var v uint64
+	var bad byte
+	for i := range 16 {
+		d := hexDigits[id[i]]
+		bad |= d
+		v = v<<4 | uint64(d&0xf)
 	}
-	return binary.BigEndian.Uint64(b[:]), true
+	return v, bad&0x80 == 0
 }
+
+// hexDigits is each byte's value as a hex digit, either case, or 0x80 for
+// a byte that is none: a batch's foresight decodes ~20k ids, which
+// hex.Decode took a tenth of a 100k-note add's boilerplate work for.
+var hexDigits = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0x80
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := byte('a'); c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = c-'a'+10, c-'a'+10
+	}
+	return t
+}()

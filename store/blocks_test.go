@@ -284,3 +284,22 @@ func TestSortKeyed(t *testing.T) {
 		}
 	}
 }
+
+// decodeBlockID reads 16 hex digits of either case as hex.Decode would,
+// and refuses anything else.
+func TestDecodeBlockID(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		v := r.Uint64()
+		for _, id := range []string{fmt.Sprintf("%016x", v), fmt.Sprintf("%016X", v)} {
+			if got, ok := decodeBlockID(id); !ok || got != v {
+				t.Fatalf("%s: %x %v, want %x", id, got, ok, v)
+			}
+		}
+	}
+	for _, id := range []string{"", "0123", "000000000000000g", "00000000000000 1", "0000000000000000a", "éééééééé"} {
+		if _, ok := decodeBlockID(id); ok {
+			t.Errorf("%q decoded as a block id", id)
+		}
+	}
+}
