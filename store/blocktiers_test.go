@@ -386,11 +386,7 @@ func TestBlockTiersReadSchema3Counts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	if db, err = Open(path, Options{NoSync: true}); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, path)
 	db.View(func(tx *Tx) error {
 		if v := binary.BigEndian.Uint64(tx.Meta(string(keySchema))); v != SchemaVersion {
 			t.Errorf("a schema 3 store opens as schema %d", v)

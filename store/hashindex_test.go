@@ -169,11 +169,7 @@ func TestOpenDropsHashesBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	if db, err = Open(path, Options{NoSync: true}); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, path)
 	db.View(func(tx *Tx) error {
 		if tx.tx.Bucket(legacyHashes) != nil {
 			t.Error("the hashes bucket is still there")

@@ -511,3 +511,16 @@ func TestDeleteNoteByKeyNotRecordPath(t *testing.T) {
 		t.Errorf("postings of beta: %v", got)
 	}
 }
+
+// reopen closes db and opens the store at path again, closed when the
+// test ends.
+func reopen(t *testing.T, db *DB, path string) *DB {
+	t.Helper()
+	db.Close()
+	db, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
