@@ -29,8 +29,12 @@ import (
 
 func BenchmarkIndexDendron(b *testing.B) {
 	dir := dendronVault(b)
-	for _, batch := range []int{1, 64, 256} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchIndex(b, dir, batch) })
+	for _, batch := range []int{1, 64, 256, 0} {
+		name := fmt.Sprintf("batch=%d", batch)
+		if batch == 0 {
+			name = "batch=default" // the daemon's: the vault in one batch
+		}
+		b.Run(name, func(b *testing.B) { benchIndex(b, dir, batch) })
 	}
 }
 
