@@ -49,10 +49,11 @@ type Config struct {
 	// later one twice the last, up to this. A commit rewrites every index
 	// page its notes touch, and a large index has more pages for a batch
 	// to touch, so a bulk add commits fewer, larger batches: 100,000
-	// generated notes cost 7% less CPU at 4,096 a batch than at 2,048, 6%
-	// more peak memory at 8,192 (BENCHMARKS.md, "Batches that grow with the
-	// burst"). Zero means 4×BatchNotes when BatchNotes is left to its
-	// default without models, else BatchNotes: batches of one size.
+	// generated notes cost 5% less CPU growing to 8,192 than at 2,048 a
+	// batch, for a peak 15-20% higher (712-765 MB against 612-629; the
+	// benchmark host, BENCHMARKS.md, "Write amplification of a bulk add").
+	// Zero means 4×BatchNotes when BatchNotes is left to its default
+	// without models, else BatchNotes: batches of one size.
 	BurstBatchNotes int
 	// BatchBytes bounds the file bytes one batch holds in memory. Zero
 	// means 64 MiB.

@@ -387,7 +387,7 @@ func (bw *batchWorker) readBatch(ctx context.Context, committing []outcome) batc
 // for a burst's first, twice the last batch's limit for each later one, up
 // to BurstBatchNotes.
 func (bw *batchWorker) batchLimit() int {
-	k := min(bw.burstBatches.Add(1)-1, 16)
+	k := min(bw.burstBatches.Add(1)-1, 16) // past any BurstBatchNotes, short of overflowing
 	return int(min(int64(bw.cfg.BatchNotes)<<k, int64(bw.cfg.BurstBatchNotes)))
 }
 

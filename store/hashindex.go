@@ -188,7 +188,7 @@ func (t *Tx) scanHashes() map[uint64]string {
 	paths := make(map[uint64]string, t.counter(counterNotes))
 	c := t.bucket(bucketNotes).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		hash, ok := noteRecordHash(v)
+		_, hash, _, ok := peekNote(v, nil)
 		if !ok {
 			continue
 		}

@@ -143,12 +143,12 @@ func (t *Tx) ForEachNote(prefix string, fn func(n *Note) error) error {
 func (t *Tx) ForEachNoteBlocks(prefix string, want func(path []byte) bool, fn func(path, folder []byte, blocks [][]byte) error) error {
 	c := t.bucket(bucketNotes).Cursor()
 	p := []byte(prefix)
-	var blocks [][]byte
+	blocks := make([][]byte, 0, 16)
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 		if want != nil && !want(k) {
 			continue
 		}
-		folder, bs, ok := noteRecordBlocks(v, blocks)
+		folder, _, bs, ok := peekNote(v, blocks)
 		if !ok {
 			return fmt.Errorf("note %s: %w", k, errDamaged)
 		}

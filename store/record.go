@@ -342,58 +342,45 @@ func decodeChunkPath(v []byte) (string, error) {
 	return path, nil
 }
 
-// noteRecordBlocks reads the Folder and Blocks of note record v, without
-// decoding the other fields: folder and each of blocks (appended to
-// blocks[:0]) are v's bytes. ok is false when it does not decode.
-func noteRecordBlocks(v []byte, blocks [][]byte) (folder []byte, _ [][]byte, ok bool) {
-	blocks = blocks[:0]
-	if len(v) > 0 && v[0] == '{' { // schema 1's JSON, decoded whole
+// peekNote reads the folder and hash of note record v and, when blocks is
+// not nil, its blocks (appended to blocks[:0]), decoding no other field:
+// what a scan of every note needs of each (the hash index's build, a
+// settle's search for a block's holders). They are v's bytes, but for
+// schema 1's JSON, decoded whole. ok is false when v does not decode.
+func peekNote(v []byte, blocks [][]byte) (folder, hash []byte, _ [][]byte, ok bool) {
+	if len(v) > 0 && v[0] == '{' {
 		var n Note
 		if err := decodeNote(v, &n); err != nil {
-			return nil, blocks, false
+			return nil, nil, blocks, false
 		}
-		for _, b := range n.Blocks {
-			blocks = append(blocks, []byte(b))
+		if blocks != nil {
+			blocks = blocks[:0]
+			for _, b := range n.Blocks {
+				blocks = append(blocks, []byte(b))
+			}
 		}
-		return []byte(n.Folder), blocks, true
+		return []byte(n.Folder), []byte(n.Hash), blocks, true
 	}
 	if len(v) == 0 || v[0] != recordBinary && v[0] != recordNoteAliases {
-		return nil, blocks, false
+		return nil, nil, blocks, false
 	}
 	r := recordReader{b: v[1:]}
 	r.raw() // path
 	folder = r.raw()
 	r.int() // size
 	r.time()
-	r.raw()       // hash
-	r.raw()       // title
-	for range 2 { // tags, links
+	hash = r.raw()
+	if blocks != nil {
+		blocks = blocks[:0]
+		r.raw()       // title
+		for range 2 { // tags, links
+			for n := r.count(); n > 0; n-- {
+				r.raw()
+			}
+		}
 		for n := r.count(); n > 0; n-- {
-			r.raw()
+			blocks = append(blocks, r.raw())
 		}
 	}
-	for n := r.count(); n > 0; n-- {
-		blocks = append(blocks, r.raw())
-	}
-	return folder, blocks, r.err == nil
-}
-
-// noteRecordHash is the Hash of note record v, read without decoding the
-// fields after it; the bytes are v's. ok is false when it does not decode.
-func noteRecordHash(v []byte) (hash []byte, ok bool) {
-	if len(v) > 0 && v[0] == '{' { // schema 1's JSON, decoded whole
-		var n Note
-		err := decodeNote(v, &n)
-		return []byte(n.Hash), err == nil
-	}
-	if len(v) == 0 || v[0] != recordBinary && v[0] != recordNoteAliases {
-		return nil, false
-	}
-	r := recordReader{b: v[1:]}
-	r.raw() // path
-	r.raw() // folder
-	r.int() // size
-	r.time()
-	hash = r.raw()
-	return hash, r.err == nil
+	return folder, hash, blocks, r.err == nil
 }

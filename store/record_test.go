@@ -262,9 +262,9 @@ func TestSkipCounter(t *testing.T) {
 	}
 }
 
-// noteRecordBlocks reads a record's folder and blocks as decodeNote does,
+// peekNote reads a record's folder, hash and blocks as decodeNote does,
 // from either form, and a record cut short of its blocks is an error.
-func TestNoteRecordBlocks(t *testing.T) {
+func TestPeekNote(t *testing.T) {
 	n := sampleNote()
 	nj, _ := json.Marshal(&n)
 	bare := Note{Path: "/p", Folder: "/"}
@@ -273,18 +273,21 @@ func TestNoteRecordBlocks(t *testing.T) {
 		if err := decodeNote(rec, &want); err != nil {
 			t.Fatal(err)
 		}
-		folder, blocks, ok := noteRecordBlocks(rec, make([][]byte, 5))
+		folder, hash, blocks, ok := peekNote(rec, make([][]byte, 5))
 		var got []string
 		for _, b := range blocks {
 			got = append(got, string(b))
 		}
-		if !ok || string(folder) != want.Folder || !slices.Equal(got, want.Blocks) {
-			t.Errorf("%s record: folder %q blocks %q (%v), want %q %q", name, folder, got, ok, want.Folder, want.Blocks)
+		if !ok || string(folder) != want.Folder || string(hash) != want.Hash || !slices.Equal(got, want.Blocks) {
+			t.Errorf("%s record: folder %q hash %q blocks %q (%v), want %q %q %q", name, folder, hash, got, ok, want.Folder, want.Hash, want.Blocks)
+		}
+		if _, hash, blocks, ok := peekNote(rec, nil); !ok || string(hash) != want.Hash || blocks != nil {
+			t.Errorf("%s record without its blocks: hash %q blocks %q (%v)", name, hash, blocks, ok)
 		}
 	}
 	rec := encodeNote(nil, &n)
 	cut := bytes.Index(rec, []byte("b2")) + 1 // inside the last block
-	if _, _, ok := noteRecordBlocks(rec[:cut], nil); ok {
+	if _, _, _, ok := peekNote(rec[:cut], [][]byte{}); ok {
 		t.Errorf("a record cut inside its blocks read as whole")
 	}
 }
